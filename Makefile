@@ -1,0 +1,35 @@
+# Two commands for a newcomer:  `make run` (the app, with demo data)  and  `make test`.
+PYTHON ?= python3.13
+VENV := .venv
+PY := $(VENV)/bin/python
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: run test install lint bench-engine clean
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $@
+
+install: $(VENV)/.installed
+
+run: install
+	$(PY) manage.py migrate --noinput
+	$(PY) manage.py seed_demo
+	$(VENV)/bin/daphne -b $(HOST) -p $(PORT) toepen_site.asgi:application
+
+test: install
+	$(PY) -m pytest
+
+lint: install
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
+
+bench-engine: install
+	$(PY) bench/engine.py
+
+clean:
+	rm -rf $(VENV) db.sqlite3 staticfiles

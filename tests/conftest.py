@@ -1,0 +1,28 @@
+"""Shared test fixtures.
+
+Tests that need PostgreSQL, Redis or a browser call `require_service`: on a developer's machine
+a missing service skips them, in CI (CI=true) it fails them, so CI can never pass by skipping.
+"""
+
+import os
+import socket
+
+import pytest
+
+IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+
+
+def service_reachable(host: str, port: int) -> bool:
+    try:
+        with socket.create_connection((host, port), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+def require_service(name: str, available: bool) -> None:
+    if available:
+        return
+    if IN_CI:
+        pytest.fail(f"{name} is required in CI but is not available")
+    pytest.skip(f"{name} is not available on this machine")
