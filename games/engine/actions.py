@@ -1,0 +1,96 @@
+"""Actions: small immutable tuples, interned so the hot paths allocate nothing."""
+
+from __future__ import annotations
+
+from typing import Any, Final, Literal, NamedTuple
+
+from .cards import TOKENS, card_from_token
+
+Act = Literal["exchange", "challenge", "knock", "stay", "fold", "play", "announce"]
+ACTS: Final[frozenset[str]] = frozenset(
+    ("exchange", "challenge", "knock", "stay", "fold", "play", "announce")
+)
+KINDS: Final = ("whistle", "stand")
+MAX_SEATS: Final = 8
+
+
+class Action(NamedTuple):
+    """One action of one seat. `card` is a card int; `auto` marks what the table did for a player."""
+
+    seat: int
+    act: Act
+    card: int | None = None
+    target: int | None = None
+    kind: str | None = None
+    auto: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"seat": self.seat, "act": self.act}
+        if self.card is not None:
+            data["card"] = TOKENS[self.card]
+        if self.target is not None:
+            data["target"] = self.target
+        if self.kind is not None:
+            data["kind"] = self.kind
+        if self.auto:
+            data["auto"] = True
+        return data
+
+    def as_auto(self) -> Action:
+        return self._replace(auto=True)
+
+    def describe(self) -> str:
+        if self.act == "play" and self.card is not None:
+            return f"seat {self.seat} plays {TOKENS[self.card]}"
+        if self.act == "challenge":
+            return f"seat {self.seat} challenges seat {self.target}"
+        if self.act == "announce":
+            return f"seat {self.seat} announces {self.kind}"
+        return f"seat {self.seat} {self.act}s"
+
+
+def _table() -> tuple[
+    list[Action], list[Action], list[Action], list[Action], list[list[Action]],
+    list[list[Action]], list[dict[str, Action]],
+]:
+    seats = range(MAX_SEATS)
+    return (
+        [Action(s, "exchange") for s in seats],
+        [Action(s, "knock") for s in seats],
+        [Action(s, "stay") for s in seats],
+        [Action(s, "fold") for s in seats],
+        [[Action(s, "play", card=c) for c in range(32)] for s in seats],
+        [[Action(s, "challenge", target=t) for t in seats] for s in seats],
+        [{kind: Action(s, "announce", kind=kind) for kind in KINDS} for s in seats],
+    )
+
+
+EXCHANGE, KNOCK, STAY, FOLD, PLAY, CHALLENGE, ANNOUNCE = _table()
+
+
+def exchange(seat: int) -> Action:
+    return EXCHANGE[seat]
+
+
+def knock(seat: int) -> Action:
+    return KNOCK[seat]
+
+
+def stay(seat: int) -> Action:
+    return STAY[seat]
+
+
+def fold(seat: int) -> Action:
+    return FOLD[seat]
+
+
+def play(seat: int, card: int | str) -> Action:
+    return PLAY[seat][card_from_token(card) if isinstance(card, str) else card]
+
+
+def challenge(seat: int, target: int) -> Action:
+    return CHALLENGE[seat][target]
+
+
+def announce(seat: int, kind: str) -> Action:
+    return ANNOUNCE[seat][kind]

@@ -1,0 +1,155 @@
+"""A rubber: hands dealt one after another, lives carried over, until it ends (rules.md 2, 3.1, 3.7).
+
+Rubber seats are the table's seats, 0..n-1. A hand seats only the players still in (those with
+lives left), so each hand has its own seat numbers; `hand_seats` maps them back.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import EngineError
+from .hand import Hand
+from .rules import HouseRules
+
+
+class RubberOver(EngineError):
+    """No hand can be dealt: the rubber has ended."""
+
+    def __init__(self, message: str = "the rubber is over") -> None:
+        super().__init__("hand_over", message)
+
+
+@dataclass
+class HandOutcome:
+    """One finished hand, in rubber seats."""
+
+    number: int
+    seats: tuple[int, ...]
+    record: dict[str, Any]
+    result: dict[str, Any]
+    lives_lost: dict[int, int]
+    winner: int | None
+    went_out: tuple[int, ...]
+
+
+@dataclass
+class Rubber:
+    rules: HouseRules
+    players: list[str]
+    dealer: int = -1
+    lives: list[int] = field(default_factory=list)
+    number: int = 1
+    hand: Hand | None = None
+    hand_seats: tuple[int, ...] = ()
+    outcomes: list[HandOutcome] = field(default_factory=list)
+    over: bool = False
+    winner: int | None = None
+    losers: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        n = len(self.players)
+        if not self.rules.min_players <= n <= 8:
+            raise ValueError(f"a rubber under these rules seats {self.rules.min_players} to 8")
+        if not self.lives:
+            self.lives = [self.rules.starting_lives] * n
+        if self.dealer < 0:
+            # The first rubber's first dealer is drawn at random.
+            self.dealer = secrets.randbelow(n)
+
+    @property
+    def n(self) -> int:
+        return len(self.players)
+
+    def alive(self) -> list[int]:
+        return [seat for seat in range(self.n) if self.lives[seat] > 0]
+
+    def deal(self, seed: int | None = None, immune: Sequence[int] = ()) -> Hand:
+        """Deal the next hand (from `seed`; None draws one from `secrets`)."""
+        if self.over:
+            raise RubberOver()
+        if self.hand is not None and not self.hand.complete:
+            raise EngineError("hand_over", "the current hand is not finished")
+        seats = tuple(self.alive())
+        index = {seat: i for i, seat in enumerate(seats)}
+        self.hand_seats = seats
+        self.hand = Hand.deal(
+            self.rules,
+            [self.lives[seat] for seat in seats],
+            index[self.dealer],
+            seed,
+            players=[self.players[seat] for seat in seats],
+            immune=[index[seat] for seat in immune if seat in index],
+        )
+        return self.hand
+
+    def to_hand_seat(self, seat: int) -> int | None:
+        try:
+            return self.hand_seats.index(seat)
+        except ValueError:
+            return None
+
+    def finish_hand(self) -> HandOutcome:
+        """Carry a complete hand's lives over, decide whether the rubber ends, pick the dealer."""
+        hand = self.hand
+        if hand is None or not hand.complete:
+            raise EngineError("hand_over", "the hand is not complete")
+        seats = self.hand_seats
+        for i, seat in enumerate(seats):
+            self.lives[seat] = hand.lives[i]
+        went_out = tuple(seat for i, seat in enumerate(seats) if hand.lives[i] == 0)
+        winner = seats[hand.winner] if hand.winner is not None else None
+        next_dealer = hand.next_dealer()
+        assert next_dealer is not None
+        outcome = HandOutcome(
+            number=len(self.outcomes) + 1,
+            seats=seats,
+            record=hand.record(),
+            result=hand.result(),
+            lives_lost={seat: hand.lost[i] for i, seat in enumerate(seats)},
+            winner=winner,
+            went_out=went_out,
+        )
+        self.outcomes.append(outcome)
+        self.hand = None
+        self.dealer = seats[next_dealer]
+        self._decide_end(went_out)
+        return outcome
+
+    def _decide_end(self, went_out: tuple[int, ...]) -> None:
+        if self.rules.end_condition == "first_out":
+            if went_out:
+                self.over = True
+                self.losers = went_out
+            return
+        alive = self.alive()
+        if len(alive) == 1:
+            self.over, self.winner = True, alive[0]
+        elif not alive:
+            # The last players went out together: they share the last place, nobody wins.
+            self.over = True
+        elif len(alive) < self.rules.min_players:
+            # Too few left to deal a hand under these rules: the most lives left wins, a tie
+            # shares it (nobody wins outright).
+            self.over = True
+            best = max(self.lives[seat] for seat in alive)
+            leaders = [seat for seat in alive if self.lives[seat] == best]
+            self.winner = leaders[0] if len(leaders) == 1 else None
+        if self.over:
+            self.losers = tuple(seat for seat in range(self.n) if seat != self.winner)
+
+    def next_rubber(self) -> Rubber:
+        """A new rubber with the same seats; the winner of the last hand deals."""
+        if not self.over:
+            raise EngineError("hand_over", "the rubber is still going on")
+        last = self.outcomes[-1]
+        result = last.result
+        dealer_in_hand = (
+            result["winner"] if result["winner"] is not None else result["last_trick_winner"]
+        )
+        return Rubber(
+            self.rules, list(self.players), dealer=last.seats[dealer_in_hand], number=self.number + 1
+        )
