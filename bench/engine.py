@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from games.engine import CLASSIC, Hand, replay  # noqa: E402
+from games.engine import CLASSIC, Hand, replay
 
 
 def play_random_hand(rng: random.Random, seed: int) -> Hand:

@@ -1,10 +1,10 @@
 """The Toepen rules engine: pure Python, no Django.
 
-    hand = Hand.deal(rules, lives, dealer, seed)
-    legal_actions(hand, seat)      # what a seat may do now, in turn or not
-    apply(hand, action)            # validate and apply in place, or raise IllegalAction
-    observe(hand, seat)            # what a seat (None: a spectator) may see
-    replay(record)                 # a toepen-hand/1 record -> its toepen-result/1
+hand = Hand.deal(rules, lives, dealer, seed)
+legal_actions(hand, seat)      # what a seat may do now, in turn or not
+apply(hand, action)            # validate and apply in place, or raise IllegalAction
+observe(hand, seat)            # what a seat (None: a spectator) may see
+replay(record)                 # a toepen-hand/1 record -> its toepen-result/1
 """
 
 from __future__ import annotations
@@ -16,7 +16,15 @@ from .hand import Hand, Trick
 from .observe import Observation, observe
 from .record import parse_action, parse_record, replay, replay_parsed
 from .rubber import Rubber, RubberOver
-from .rules import BUILT_IN_PROFILES, CLASSIC, KROEG, SIWWESCHROOM, TOURNAMENT, HouseRules, RulesError
+from .rules import (
+    BUILT_IN_PROFILES,
+    CLASSIC,
+    KROEG,
+    SIWWESCHROOM,
+    TOURNAMENT,
+    HouseRules,
+    RulesError,
+)
 
 
 def legal_actions(hand: Hand, seat: int) -> list[Action]:

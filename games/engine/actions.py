@@ -15,7 +15,7 @@ MAX_SEATS: Final = 8
 
 
 class Action(NamedTuple):
-    """One action of one seat. `card` is a card int; `auto` marks what the table did for a player."""
+    """One action of one seat. `card` is a card int; `auto`: the table did it for the player."""
 
     seat: int
     act: Act
@@ -50,8 +50,13 @@ class Action(NamedTuple):
 
 
 def _table() -> tuple[
-    list[Action], list[Action], list[Action], list[Action], list[list[Action]],
-    list[list[Action]], list[dict[str, Action]],
+    list[Action],
+    list[Action],
+    list[Action],
+    list[Action],
+    list[list[Action]],
+    list[list[Action]],
+    list[dict[str, Action]],
 ]:
     seats = range(MAX_SEATS)
     return (

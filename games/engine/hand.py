@@ -196,9 +196,7 @@ class Hand:
         count = n or (len(lives) if lives is not None else len(players or ()) or 4)
         deck = list(range(32))
         random.Random(seed).shuffle(deck)
-        hands = [
-            deck[CARDS_PER_PLAYER * s : CARDS_PER_PLAYER * (s + 1)] for s in range(count)
-        ]
+        hands = [deck[CARDS_PER_PLAYER * s : CARDS_PER_PLAYER * (s + 1)] for s in range(count)]
         stock = deck[CARDS_PER_PLAYER * count :]
         return cls(
             rules,
@@ -665,7 +663,9 @@ class Hand:
             counted = [play for play in plays if not folded[play[0]]]
             if not any(card >> 3 == suit for _, card in counted):
                 present = {card >> 3 for _, card in counted}
-                suit = next(_SUIT_INDEX[s] for s in self.rules.suit_order if _SUIT_INDEX[s] in present)
+                suit = next(
+                    _SUIT_INDEX[s] for s in self.rules.suit_order if _SUIT_INDEX[s] in present
+                )
         best_seat = -1
         best_card = -1
         for seat, card in counted:

@@ -129,7 +129,9 @@ def parse_record(data: object) -> tuple[Hand, list[Action]]:
         raise BadRecord(f"lives: must be a list of {n} numbers, one per seat")
     for seat, life in enumerate(lives):
         if not _is_int(life) or not 1 <= life <= rules.starting_lives:
-            raise BadRecord(f"lives[{seat}]: must be from 1 to {rules.starting_lives}, not {life!r}")
+            raise BadRecord(
+                f"lives[{seat}]: must be from 1 to {rules.starting_lives}, not {life!r}"
+            )
 
     dealer = _seat(data["dealer"], n, "dealer")
 

@@ -1,4 +1,4 @@
-"""A rubber: hands dealt one after another, lives carried over, until it ends (rules.md 2, 3.1, 3.7).
+"""A rubber: hands one after another, lives carried over, until it ends (rules.md 2, 3.1, 3.7).
 
 Rubber seats are the table's seats, 0..n-1. A hand seats only the players still in (those with
 lives left), so each hand has its own seat numbers; `hand_seats` maps them back.
@@ -151,5 +151,8 @@ class Rubber:
             result["winner"] if result["winner"] is not None else result["last_trick_winner"]
         )
         return Rubber(
-            self.rules, list(self.players), dealer=last.seats[dealer_in_hand], number=self.number + 1
+            self.rules,
+            list(self.players),
+            dealer=last.seats[dealer_in_hand],
+            number=self.number + 1,
         )

@@ -104,11 +104,14 @@ class FieldSpec:
             return
         if isinstance(value, bool) or not isinstance(value, int):
             raise RulesError(self.name, f"must be a whole number, not {value!r}")
-        if self.minimum is not None and self.maximum is not None:
-            if not self.minimum <= value <= self.maximum:
-                raise RulesError(
-                    self.name, f"must be from {self.minimum} to {self.maximum}, not {value}"
-                )
+        if (
+            self.minimum is not None
+            and self.maximum is not None
+            and not self.minimum <= value <= self.maximum
+        ):
+            raise RulesError(
+                self.name, f"must be from {self.minimum} to {self.maximum}, not {value}"
+            )
 
 
 FIELDS: Final[dict[str, FieldSpec]] = {

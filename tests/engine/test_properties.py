@@ -1,0 +1,233 @@
+"""Properties that hold in any legal play under any house rules (hypothesis).
+
+Each example draws a profile, a table (2..8 seats, lives, dealer, immune seats) and a seed, then
+plays a random legal hand in which any seat may act at any moment (knocks out of turn included).
+After every action the invariants are checked against the hand itself, not against what the
+engine says of it.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from games.engine import TOKENS, Action, Hand, HouseRules, IllegalAction, observe, replay
+from games.engine.actions import ANNOUNCE, CHALLENGE, EXCHANGE, FOLD, KNOCK, PLAY, STAY
+from games.engine.rules import FIELDS
+
+ALL_CARDS = frozenset(range(32))
+
+
+@st.composite
+def house_rules(draw: st.DrawFn) -> HouseRules:
+    values = {}
+    for name, spec in FIELDS.items():
+        if spec.choices:
+            values[name] = draw(st.sampled_from(spec.choices))
+        elif isinstance(spec.default, bool):
+            values[name] = draw(st.booleans())
+        else:
+            assert spec.minimum is not None and spec.maximum is not None
+            numbers = st.integers(spec.minimum, spec.maximum)
+            values[name] = draw(st.none() | numbers if spec.nullable else numbers)
+    # Small lives make poverty, knock caps and players going out common.
+    values["starting_lives"] = draw(st.sampled_from([1, 2, 3, 5, 10, 30]))
+    return HouseRules(**values)
+
+
+@st.composite
+def dealt_hands(draw: st.DrawFn) -> tuple[Hand, int]:
+    rules = draw(house_rules())
+    n = draw(st.integers(rules.min_players, 8))
+    lives = draw(st.lists(st.integers(1, rules.starting_lives), min_size=n, max_size=n))
+    dealer = draw(st.integers(0, n - 1))
+    immune = draw(st.lists(st.integers(0, n - 1), max_size=2, unique=True))
+    seed = draw(st.integers(0, 2**32))
+    players = [f"P{seat}" for seat in range(n)]
+    hand = Hand.deal(rules, lives, dealer, seed, players=players, immune=immune)
+    return hand, draw(st.integers(0, 2**32))
+
+
+def every_action(seat: int, n: int) -> list[Action]:
+    """Every action a seat could name, legal or not."""
+    return [
+        EXCHANGE[seat],
+        KNOCK[seat],
+        STAY[seat],
+        FOLD[seat],
+        ANNOUNCE[seat]["whistle"],
+        ANNOUNCE[seat]["stand"],
+        *(CHALLENGE[seat][target] for target in range(n)),
+        *PLAY[seat],
+    ]
+
+
+def cards_in_play(hand: Hand) -> list[int]:
+    cards = list(hand.stock)
+    for seat in range(hand.n):
+        cards += hand.hands[seat] + hand.laid[seat] + hand.discarded[seat]
+    for trick in hand.tricks:
+        cards += [card for _, card in trick.plays]
+    return cards
+
+
+def visible_to(hand: Hand, seat: int | None) -> set[int]:
+    """The cards `seat` may see, worked out from the hand itself."""
+    seen = {card for trick in hand.tricks for _, card in trick.plays}
+    for other in range(hand.n):
+        if hand.open_hand[other]:
+            seen.update(hand.hands[other])
+    for reveal in hand.reveals:
+        seen.update(reveal.cards)
+    if seat is not None:
+        seen.update(hand.hands[seat])
+        seen.update(hand.laid[seat])
+    return seen
+
+
+def snapshot(hand: Hand) -> str:
+    return json.dumps([hand.result(), hand.record()], sort_keys=True)
+
+
+def random_playout(hand: Hand, rng: random.Random, check_step) -> None:
+    steps = 0
+    while not hand.complete:
+        steps += 1
+        assert steps < 400, "a random hand did not end"
+        if steps > 60:
+            # Knocking can go on (knock_cap none): let only the due seat play cards from here.
+            seat = hand.due()[0]
+            options = [a for a in hand.legal_actions(seat) if a.act in ("play", "stay", "fold")]
+        else:
+            seat = rng.randrange(hand.n)
+            options = hand.legal_actions(seat)
+            if not options:
+                continue
+        before = hand.copy()
+        hand.apply(rng.choice(options))
+        check_step(before, hand)
+
+
+PROPERTY_SETTINGS = settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+
+
+@PROPERTY_SETTINGS
+@given(dealt_hands())
+def test_the_32_cards_are_always_all_accounted_for(case: tuple[Hand, int]) -> None:
+    hand, seed = case
+
+    def check(_before: Hand, after: Hand) -> None:
+        cards = cards_in_play(after)
+        assert len(cards) == 32
+        assert set(cards) == ALL_CARDS
+
+    check(hand, hand)
+    random_playout(hand, random.Random(seed), check)
+
+
+@PROPERTY_SETTINGS
+@given(dealt_hands())
+def test_lives_never_rise_and_never_drop_below_zero(case: tuple[Hand, int]) -> None:
+    hand, seed = case
+
+    def check(before: Hand, after: Hand) -> None:
+        for seat in range(after.n):
+            assert 0 <= after.lives[seat] <= before.lives[seat]
+            assert after.lives[seat] + after.lost[seat] == after.start_lives[seat]
+            if after.immune[seat]:
+                assert after.lost[seat] == 0
+
+    random_playout(hand, random.Random(seed), check)
+
+
+@PROPERTY_SETTINGS
+@given(dealt_hands())
+def test_every_finished_hand_has_one_winner_or_none_only_when_the_last_trick_winner_folded(
+    case: tuple[Hand, int],
+) -> None:
+    hand, seed = case
+    random_playout(hand, random.Random(seed), lambda before, after: None)
+    result = hand.result()
+    assert result["complete"] is True
+    in_hand = [seat for seat in range(hand.n) if seat not in result["folded"]]
+    if result["winner"] is None:
+        # 3.7: nobody wins only when the winner of the last trick had folded.
+        assert len(result["tricks"]) == 4
+        assert result["last_trick_winner"] in result["folded"]
+        assert hand.rules.folded_card_wins
+    else:
+        assert result["winner"] in in_hand
+        # The winner pays no stake: whatever she lost, she lost in challenges.
+        challenges = sum(1 for r in hand.reveals if result["winner"] in (r.challenger, r.target))
+        assert result["lives_lost"][result["winner"]] <= challenges
+        if len(in_hand) == 1:
+            assert result["winner"] == in_hand[0]
+        else:
+            assert result["last_trick_winner"] == result["winner"]
+    assert result["next_dealer"] is not None
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(dealt_hands())
+def test_every_listed_action_is_accepted_and_every_other_is_refused(
+    case: tuple[Hand, int],
+) -> None:
+    hand, seed = case
+
+    def check_all(state: Hand) -> None:
+        for seat in range(state.n):
+            legal = set(state.legal_actions(seat))
+            for action in every_action(seat, state.n):
+                trial = state.copy()
+                before = snapshot(trial)
+                try:
+                    trial.apply(action)
+                except IllegalAction as error:
+                    assert action not in legal, f"{action} listed as legal but refused: {error}"
+                    assert snapshot(trial) == before, f"refused {action} changed the hand"
+                else:
+                    assert action in legal, f"{action} accepted but not listed as legal"
+
+    check_all(hand)
+    random_playout(hand, random.Random(seed), lambda before, after: check_all(after))
+
+
+@PROPERTY_SETTINGS
+@given(dealt_hands())
+def test_no_observation_ever_holds_a_card_its_seat_may_not_see(case: tuple[Hand, int]) -> None:
+    hand, seed = case
+
+    def check(_before: Hand, after: Hand) -> None:
+        for seat in [*range(after.n), None]:
+            hidden = ALL_CARDS - visible_to(after, seat)
+            view = observe(after, seat)
+            assert not (view.visible_cards() & hidden)
+            text = json.dumps(view.to_json())
+            for card in hidden:
+                assert f'"{TOKENS[card]}"' not in text, f"seat {seat} was shown {TOKENS[card]}"
+            if seat is None:
+                assert view.hand is None and view.laid_aside == () and view.legal == ()
+
+    check(hand, hand)
+    random_playout(hand, random.Random(seed), check)
+
+
+@PROPERTY_SETTINGS
+@given(dealt_hands())
+def test_the_record_of_a_played_hand_replays_to_the_same_result(case: tuple[Hand, int]) -> None:
+    hand, seed = case
+    rng = random.Random(seed)
+    stop_after = rng.randrange(0, 40)
+
+    def maybe_check(_before: Hand, after: Hand) -> None:
+        if len(after.actions) == stop_after:
+            assert replay(json.loads(json.dumps(after.record()))) == after.result()
+
+    random_playout(hand, rng, maybe_check)
+    record = json.loads(json.dumps(hand.record()))
+    assert replay(record) == hand.result()

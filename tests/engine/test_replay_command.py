@@ -1,0 +1,114 @@
+"""`manage.py toepen_replay`: files, standard input, one line per record, exit statuses."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from games.engine import Hand
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLES = REPO.parent / "shared" / "spec" / "examples"
+
+
+def finished_record() -> dict:
+    hand = Hand.deal(lives=[10, 10, 10], dealer=0, seed=7, players=["Ann", "Bram", "Cas"])
+    while not hand.complete:
+        seat = hand.due()[0]
+        hand.apply(next(a for a in hand.legal_actions(seat) if a.act == "play"))
+    return hand.record()
+
+
+def illegal_record() -> dict:
+    record = finished_record()
+    first = record["actions"][0]
+    # The same seat plays again at once: not its turn.
+    record["actions"].insert(1, dict(first))
+    return record
+
+
+def run(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "manage.py", "toepen_replay", *args],
+        cwd=REPO,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def results(completed: subprocess.CompletedProcess[str]) -> list[dict]:
+    return [json.loads(line) for line in completed.stdout.splitlines()]
+
+
+def test_a_json_file_spanning_lines_is_one_record(tmp_path: Path) -> None:
+    path = tmp_path / "hand.json"
+    path.write_text(json.dumps(finished_record(), indent=2))
+    completed = run(str(path))
+    assert completed.returncode == 0, completed.stderr
+    [result] = results(completed)
+    assert result["complete"] is True and result["error"] is None
+
+
+def test_other_files_hold_one_record_per_line_in_input_order(tmp_path: Path) -> None:
+    good, bad = finished_record(), illegal_record()
+    path = tmp_path / "hands.jsonl"
+    path.write_text(json.dumps(good) + "\n\n" + json.dumps(bad) + "\n" + "not json\n")
+    completed = run(str(path))
+    assert completed.returncode == 1
+    first, second, third = results(completed)
+    assert first["error"] is None
+    assert second["error"]["code"] == "not_your_turn" and second["error"]["action"] == 1
+    assert third == {
+        "format": "toepen-result/1",
+        "error": {"action": None, "code": "bad_record", "message": third["error"]["message"]},
+    }
+
+
+def test_standard_input_is_read_with_a_dash() -> None:
+    completed = run("-", stdin=json.dumps(finished_record()) + "\n")
+    assert completed.returncode == 0
+    assert len(results(completed)) == 1
+
+
+def test_an_unreadable_file_exits_2_with_a_message_and_the_others_still_replay(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "hand.json"
+    path.write_text(json.dumps(finished_record()))
+    completed = run(str(tmp_path / "missing.json"), str(path))
+    assert completed.returncode == 2
+    assert "missing.json" in completed.stderr
+    assert len(results(completed)) == 1
+
+
+def test_a_json_file_that_is_not_json_is_a_bad_record(tmp_path: Path) -> None:
+    path = tmp_path / "broken.json"
+    path.write_bytes(b'{"format": "toepen-hand/1", \xff')
+    completed = run(str(path))
+    assert completed.returncode == 1
+    [result] = results(completed)
+    assert result["error"]["code"] == "bad_record"
+
+
+def test_every_worked_example_replays_through_the_command(tmp_path: Path) -> None:
+    assert EXAMPLES.is_dir(), f"the worked examples belong beside the repo at {EXAMPLES}"
+    examples = sorted(EXAMPLES.glob("*.json"))
+    assert examples
+    path = tmp_path / "examples.jsonl"
+    path.write_text(
+        "".join(json.dumps(json.loads(p.read_text())["record"]) + "\n" for p in examples)
+    )
+    completed = run(str(path))
+    for example, result in zip(examples, results(completed), strict=True):
+        expected = json.loads(example.read_text())["result"]
+        if expected["error"] is not None:
+            assert result["error"]["code"] == expected["error"]["code"]
+            result["error"]["message"] = expected["error"]["message"]
+        assert result == expected, example.name
+    any_error = any(json.loads(p.read_text())["result"]["error"] for p in examples)
+    assert completed.returncode == (1 if any_error else 0)
