@@ -37,7 +37,9 @@ class Command(BaseCommand):
                 continue
             single = name != "-" and name.lower().endswith(".json")
             for item in read_records(_decode(data), single):
-                result = bad_record_result(item.message) if isinstance(item, BadRecord) else replay(item)
+                result = (
+                    bad_record_result(item.message) if isinstance(item, BadRecord) else replay(item)
+                )
                 if result["error"] is not None and status == EXIT_OK:
                     status = EXIT_ERRORS
                 self.stdout.write(json.dumps(result, ensure_ascii=False))
