@@ -13,7 +13,9 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $@
 
+# The .mo files are built, not committed: compiled with polib, so no gettext tools are needed.
 install: $(VENV)/.installed
+	$(PY) manage.py compile_translations
 
 run: install
 	$(PY) manage.py migrate --noinput

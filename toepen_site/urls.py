@@ -1,9 +1,15 @@
 from django.contrib import admin
-from django.urls import path
+from django.urls import include, path
 
+from accounts import views as account_views
 from games import views as game_views
 
 urlpatterns = [
     path("", game_views.home, name="home"),
     path("admin/", admin.site.urls),
+    path("accounts/", include("accounts.urls")),
+    path("accounts/", include("allauth.urls")),
+    # The switch on every page; remembers the choice on a signed-in user's profile.
+    path("i18n/setlang/", account_views.set_language, name="set_language"),
+    path("", include("clubs.urls")),
 ]

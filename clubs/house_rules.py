@@ -1,0 +1,218 @@
+"""The words around the engine's house rules: groups, labels, one sentence each, error texts.
+
+Validation itself is the engine's (games.engine.rules); this module only says in the reader's
+language what a field means and what the engine found wrong with it.
+"""
+
+import re
+from dataclasses import dataclass
+
+from django.utils.functional import Promise
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from games.engine.rules import BUILT_IN_PROFILES, FIELDS, RulesError
+
+
+@dataclass(frozen=True)
+class FieldText:
+    label: Promise
+    help: Promise
+    options: dict[object, Promise]
+
+
+YES_NO = {True: gettext_lazy("Yes"), False: gettext_lazy("No")}
+
+FIELD_TEXT: dict[str, FieldText] = {
+    "starting_lives": FieldText(
+        gettext_lazy("Starting lives"),
+        gettext_lazy("How many lives every player has at the start of a rubber."),
+        {},
+    ),
+    "end_condition": FieldText(
+        gettext_lazy("End of a rubber"),
+        gettext_lazy("Whether the rubber ends when the first player runs out of lives."),
+        {
+            "first_out": gettext_lazy("When the first player is out"),
+            "last_standing": gettext_lazy("Play on until one player has lives left"),
+        },
+    ),
+    "min_players": FieldText(
+        gettext_lazy("Fewest players"),
+        gettext_lazy("How many players a table needs before a rubber can start."),
+        {},
+    ),
+    "exchange": FieldText(
+        gettext_lazy("Laundry"),
+        gettext_lazy("Whether a player may swap her four cards for four from the stock."),
+        YES_NO,
+    ),
+    "exchange_limit": FieldText(
+        gettext_lazy("Laundry per hand"),
+        gettext_lazy("How many times one player may do the laundry in one hand."),
+        {},
+    ),
+    "clean_hand": FieldText(
+        gettext_lazy("Clean laundry"),
+        gettext_lazy("Which laid-aside cards count as clean when someone challenges."),
+        {
+            "four_face": gettext_lazy("Four face cards"),
+            "face_and_one_seven": gettext_lazy("Face cards and at most one seven"),
+        },
+    ),
+    "challenge_scoring": FieldText(
+        gettext_lazy("Challenging the laundry"),
+        gettext_lazy("Whether one or every other player may challenge a laundry."),
+        {
+            "single": gettext_lazy("One challenge per laundry"),
+            "each_challenger": gettext_lazy("Every other player may challenge once"),
+        },
+    ),
+    "dirty_penalty": FieldText(
+        gettext_lazy("Dirty laundry"),
+        gettext_lazy("What a player pays when her laid-aside cards turn out not clean."),
+        {
+            "life": gettext_lazy("One life"),
+            "open_hand": gettext_lazy("Play the hand with cards face up"),
+            "life_and_open_hand": gettext_lazy("One life and play with cards face up"),
+        },
+    ),
+    "poverty": FieldText(
+        gettext_lazy("Poverty"),
+        gettext_lazy("Whether a hand starts at stake two when a player has one life left."),
+        {
+            "off": gettext_lazy("Off"),
+            "stake_two": gettext_lazy("Stake two"),
+            "stake_two_poor_leads": gettext_lazy("Stake two, and the poor player leads"),
+        },
+    ),
+    "knock_cap": FieldText(
+        gettext_lazy("Knocking limit"),
+        gettext_lazy("Whether a player may knock the stake above her own lives."),
+        {
+            "lives": gettext_lazy("Not above her lives"),
+            "none": gettext_lazy("No limit"),
+        },
+    ),
+    "max_knocks_per_player": FieldText(
+        gettext_lazy("Knocks per player"),
+        gettext_lazy("How often one player may knock in one hand; empty means no limit."),
+        {},
+    ),
+    "response_order": FieldText(
+        gettext_lazy("Answering a knock"),
+        gettext_lazy("Whether players answer a knock one by one or all at once."),
+        {
+            "sequential": gettext_lazy("One by one, from the knocker's left"),
+            "simultaneous": gettext_lazy("All at once"),
+        },
+    ),
+    "response_seconds": FieldText(
+        gettext_lazy("Seconds to answer"),
+        gettext_lazy("How long a live table waits for an answer before it counts as staying."),
+        {},
+    ),
+    "voluntary_fold": FieldText(
+        gettext_lazy("Folding at any time"),
+        gettext_lazy("Whether a player may fold without a knock, paying the current stake."),
+        YES_NO,
+    ),
+    "folded_card_wins": FieldText(
+        gettext_lazy("A folded player's card"),
+        gettext_lazy("Whether a card already played by someone who then folds can win the trick."),
+        YES_NO,
+    ),
+    "suit_order": FieldText(
+        gettext_lazy("Suit order"),
+        gettext_lazy(
+            "Which suit wins a trick when nobody still in played the suit led "
+            "(only when a folded player's card cannot win)."
+        ),
+        {
+            "HSDC": gettext_lazy("Hearts, spades, diamonds, clubs"),
+            "HDSC": gettext_lazy("Hearts, diamonds, spades, clubs"),
+        },
+    ),
+    "announcements": FieldText(
+        gettext_lazy("Announcements"),
+        gettext_lazy("Whether players whistle or stand for three or four tens or jacks."),
+        YES_NO,
+    ),
+}
+
+GROUPS: list[tuple[Promise, list[str]]] = [
+    (
+        gettext_lazy("Lives and the end of a rubber"),
+        ["starting_lives", "end_condition", "min_players"],
+    ),
+    (
+        gettext_lazy("Laundry"),
+        ["exchange", "exchange_limit", "clean_hand", "challenge_scoring", "dirty_penalty"],
+    ),
+    (
+        gettext_lazy("Knocking"),
+        ["knock_cap", "max_knocks_per_player", "response_order", "response_seconds"],
+    ),
+    (gettext_lazy("Folding and tricks"), ["voluntary_fold", "folded_card_wins", "suit_order"]),
+    (gettext_lazy("Poverty"), ["poverty"]),
+    (gettext_lazy("Announcements"), ["announcements"]),
+]
+
+BUILT_IN_NAMES: dict[str, Promise] = {
+    "classic": gettext_lazy("Classic"),
+    "kroeg": gettext_lazy("Kroeg"),
+    "siwweschroom": gettext_lazy("Siwweschrööm"),
+    "tournament": gettext_lazy("Tournament"),
+}
+assert set(BUILT_IN_NAMES) == set(BUILT_IN_PROFILES)
+
+
+def option_label(name: str, value: object) -> str:
+    """A value as the reader says it; numbers and null as themselves."""
+    if value is None:
+        return _("no limit")
+    label = FIELD_TEXT[name].options.get(value)
+    return str(label) if label is not None else str(value)
+
+
+# The engine's messages (games/engine/rules.py), each with the words the reader sees.
+_FIXED = {
+    "unknown house rule": gettext_lazy("unknown house rule"),
+    "may not be null": gettext_lazy("may not be empty"),
+    "must be true or false": gettext_lazy("must be true or false"),
+    "a house-rule profile must be a JSON object": gettext_lazy(
+        "a house-rule profile must be a JSON object"
+    ),
+}
+_ONE_OF = re.compile(r"must be one of (?P<options>.*), not (?P<value>.*)", re.S)
+_WHOLE = re.compile(r"must be a whole number, not (?P<value>.*)", re.S)
+_RANGE = re.compile(r"must be from (?P<low>-?\d+) to (?P<high>-?\d+), not (?P<value>.*)", re.S)
+
+
+def error_message(error: RulesError) -> str:
+    """The engine's complaint in the reader's language; its own words if it says something new."""
+    fixed = _FIXED.get(error.message)
+    if fixed is not None:
+        return str(fixed)
+    if match := _ONE_OF.fullmatch(error.message):
+        return _("must be one of %(options)s, not %(value)s") % match.groupdict()
+    if match := _WHOLE.fullmatch(error.message):
+        return _("must be a whole number, not %(value)s") % match.groupdict()
+    if match := _RANGE.fullmatch(error.message):
+        return _("must be from %(low)s to %(high)s, not %(value)s") % match.groupdict()
+    return error.message
+
+
+def error_text(error: RulesError) -> str:
+    """One line that names the field, as both the form and the JSON import show it."""
+    message = error_message(error)
+    if error.field is None:
+        return message
+    text = FIELD_TEXT.get(error.field)
+    if text is None:
+        return f"{error.field}: {message}"
+    return f"{text.label} ({error.field}): {message}"
+
+
+def default_label(name: str) -> str:
+    return option_label(name, FIELDS[name].default)

@@ -1,0 +1,59 @@
+from typing import Any
+
+from allauth.account.models import EmailAddress
+from django.core.management.base import BaseCommand
+from django.db import transaction
+
+from accounts.models import User
+from clubs.house_rules import BUILT_IN_NAMES
+from clubs.models import Club, HouseRuleProfile, Membership
+from games.engine.rules import BUILT_IN_PROFILES
+
+USERNAME = "demo"
+PASSWORD = "toepen-demo"  # noqa: S105  (a published demo account, made only by this command)
+EMAIL = "demo@example.com"
+CLUB_NAME = "De Gouden Klaver"
+CLUB_SLUG = "de-gouden-klaver"
+
+
+class Command(BaseCommand):
+    help = "Create (or repair) the demo account and its club. Safe to run again."
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        with transaction.atomic():
+            user, _created = User.objects.get_or_create(
+                username=USERNAME, defaults={"email": EMAIL, "display_name": "Demo"}
+            )
+            # Set again on every run, so `make run` always leaves a demo login that works.
+            user.email = EMAIL
+            user.set_password(PASSWORD)
+            user.save()
+            EmailAddress.objects.update_or_create(
+                user=user, email=EMAIL, defaults={"verified": True, "primary": True}
+            )
+            club, _created = Club.objects.get_or_create(
+                slug=CLUB_SLUG, defaults={"name": CLUB_NAME}
+            )
+            Membership.objects.update_or_create(
+                club=club,
+                user=user,
+                defaults={"role": Membership.Role.ADMIN, "status": Membership.Status.ACTIVE},
+            )
+            has_default = club.profiles.filter(is_default=True).exists()
+            for key, rules in BUILT_IN_PROFILES.items():
+                # Names in the language of the built-ins' own pages: the demo club is Dutch.
+                name = {"classic": "Klassiek", "tournament": "Toernooi"}.get(
+                    key, str(BUILT_IN_NAMES[key])
+                )
+                HouseRuleProfile.objects.get_or_create(
+                    club=club,
+                    name=name,
+                    defaults={
+                        "rules_json": rules.to_json(),
+                        "is_default": key == "classic" and not has_default,
+                    },
+                )
+        self.stdout.write(
+            f"Demo: sign in as {USERNAME} (or {EMAIL}) with password {PASSWORD}; "
+            f"club “{CLUB_NAME}” at /clubs/{CLUB_SLUG}/"
+        )
