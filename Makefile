@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test install lint bench-engine clean
+.PHONY: run test install messages lint bench-engine clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,6 +24,11 @@ run: install
 
 test: install
 	$(PY) -m pytest
+
+# After adding or changing texts: refresh locale/*/django.po (needs gettext), then translate.
+messages: install
+	$(PY) manage.py makemessages -l nl -l de --no-location \
+		--ignore='.venv/*' --ignore='tests/*' --ignore='bench/*' --ignore='staticfiles/*'
 
 lint: install
 	$(VENV)/bin/ruff format --check .

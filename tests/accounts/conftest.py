@@ -1,0 +1,16 @@
+from tests.clubs.personas import (  # noqa: F401  (fixtures)
+    _english_outside_requests,
+    _fast_passwords,
+    _fresh_rate_limits,
+    anna,
+    anna_client,
+    anonymous_client,
+    bram,
+    bram_client,
+    cas,
+    cas_client,
+    club,
+    dirk,
+    dirk_client,
+    guest_client,
+)
