@@ -4,6 +4,7 @@ import json
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.db.models import Count, Q
 from django.http import Http404, HttpRequest, HttpResponse
@@ -95,7 +96,8 @@ def club_create(request: HttpRequest) -> HttpResponse:
 @require_GET
 def club_detail(request: HttpRequest, slug: str) -> HttpResponse:
     if not request.user.is_authenticated:
-        return redirect(f"{reverse('account_login')}?next={request.path}")
+        # Every address looks alike to a stranger: sign in first, whether the club exists or not.
+        return redirect_to_login(request.get_full_path())
     club, me = get_club_for_member(request, slug)
     context = _members_context(club, me)
     context.update(
@@ -219,7 +221,7 @@ def join(request: HttpRequest, token: str) -> HttpResponse:
         membership = Membership.objects.filter(club=club, user=request.user).first()
     if request.method == "POST":
         if not request.user.is_authenticated:
-            return redirect(f"{reverse('account_login')}?next={request.path}")
+            return redirect_to_login(request.get_full_path())
         membership, created = services.request_to_join(invitation, request.user)
         if membership.is_active:
             return redirect(club)
