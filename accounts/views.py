@@ -5,7 +5,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods, require_POST
 from django.views.i18n import set_language as django_set_language
 
 from accounts.forms import GuestForm, ProfileForm
@@ -22,6 +22,7 @@ def _safe_next(request: HttpRequest, fallback: str = "/") -> str:
 
 
 @login_required
+@require_http_methods(["GET", "POST"])
 def profile(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         form = ProfileForm(request.POST, instance=request.user)
@@ -47,6 +48,7 @@ def set_language(request: HttpRequest) -> HttpResponse:
     return django_set_language(request)
 
 
+@require_http_methods(["GET", "POST"])
 def guest(request: HttpRequest) -> HttpResponse:
     """Play without an account: a display name held by this browser's session."""
     next_url = _safe_next(request)

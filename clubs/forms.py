@@ -12,7 +12,7 @@ from clubs.models import NAME_MAX, Club, HouseRuleProfile
 from games.engine.rules import BUILT_IN_PROFILES, FIELDS, HouseRules, RulesError
 
 IMPORT_MAX_BYTES = 64 * 1024
-_WHOLE_NUMBER = re.compile(r"-?\d{1,6}")
+_WHOLE_NUMBER = re.compile(r"-?\d+")
 
 
 class ClubForm(forms.ModelForm):
@@ -116,7 +116,12 @@ def _parse(name: str, raw: object) -> object:
         return {"true": True, "false": False}.get(text, text)
     if spec.choices:
         return text
-    return int(text) if _WHOLE_NUMBER.fullmatch(text) else text
+    if _WHOLE_NUMBER.fullmatch(text):
+        try:
+            return int(text)
+        except ValueError:  # thousands of digits: Python's guard against slow conversions
+            return text
+    return text
 
 
 def _json_value(value: object) -> str:
@@ -142,7 +147,9 @@ class HouseRulesForm(forms.Form):
         if profile is not None and "initial" not in kwargs:
             kwargs["initial"] = {
                 "name": profile.name,
-                **{name: _json_value(value) for name, value in profile.rules_json.items()},
+                # The snapshot, not the stored JSON: a field added to the engine since shows its
+                # default instead of an empty choice.
+                **{name: _json_value(value) for name, value in profile.snapshot().items()},
             }
         super().__init__(*args, **kwargs)
         self.club = club

@@ -12,7 +12,8 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_htmx.http import HttpResponseClientRedirect
 
 from clubs import services
 from clubs.forms import (
@@ -27,6 +28,9 @@ from clubs.models import Club, HouseRuleProfile, Invitation, Membership
 from clubs.qr import qr_svg
 
 Status = Membership.Status
+
+# Pages that show a form on GET and take it on POST; any other method is refused.
+require_form_methods = require_http_methods(["GET", "POST"])
 
 
 def get_membership(request: HttpRequest, slug: str) -> Membership:
@@ -84,6 +88,7 @@ def club_list(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
+@require_form_methods
 def club_create(request: HttpRequest) -> HttpResponse:
     form = ClubForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
@@ -125,6 +130,11 @@ def _members_response(
     return redirect(club)
 
 
+def _leave_page(request: HttpRequest, url: str) -> HttpResponse:
+    """Go to another page; an HTMX request asks the browser to, instead of swapping it in."""
+    return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
+
+
 def _club_member(club: Club, pk: int) -> Membership:
     return get_object_or_404(Membership.objects.select_related("user", "club"), club=club, pk=pk)
 
@@ -148,7 +158,7 @@ def member_remove(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     except services.ClubError as error:
         return _members_response(request, club, me, str(error))
     if membership.pk == me.pk:
-        return redirect("clubs:list")
+        return _leave_page(request, reverse("clubs:list"))
     return _members_response(request, club, me)
 
 
@@ -162,7 +172,8 @@ def member_role(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         return _members_response(request, club, me, str(error))
     me.refresh_from_db()
     if not me.is_admin:
-        return redirect(club)
+        # She stepped down: the page she sees must lose its admin controls.
+        return _leave_page(request, club.get_absolute_url())
     return _members_response(request, club, me)
 
 
@@ -185,6 +196,7 @@ def _invitation_url(request: HttpRequest, invitation: Invitation) -> str:
     return request.build_absolute_uri(reverse("clubs:join", args=[invitation.token]))
 
 
+@require_form_methods
 def invitations(request: HttpRequest, slug: str) -> HttpResponse:
     club, me = get_club_for_admin(request, slug)
     form = InvitationForm(request.POST or None)
@@ -209,6 +221,7 @@ def invitation_revoke(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     return redirect("clubs:invitations", slug=club.slug)
 
 
+@require_form_methods
 def join(request: HttpRequest, token: str) -> HttpResponse:
     """The one club page a non-member may see: reached with a valid invitation token."""
     invitation = Invitation.objects.select_related("club").filter(token=token).first()
@@ -244,6 +257,7 @@ def _profile(club: Club, pk: int) -> HouseRuleProfile:
     return get_object_or_404(HouseRuleProfile, club=club, pk=pk)
 
 
+@require_form_methods
 def profile_new(request: HttpRequest, slug: str) -> HttpResponse:
     club, _me = get_club_for_admin(request, slug)
     form = NewProfileForm(club, request.POST or None)
@@ -256,6 +270,7 @@ def profile_new(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "clubs/profile_new.html", {"club": club, "form": form})
 
 
+@require_form_methods
 def profile_import(request: HttpRequest, slug: str) -> HttpResponse:
     club, _me = get_club_for_admin(request, slug)
     form = ImportProfileForm(club, request.POST or None, request.FILES or None)
@@ -268,6 +283,7 @@ def profile_import(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "clubs/profile_import.html", {"club": club, "form": form})
 
 
+@require_form_methods
 def profile_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     """Members read the rules; admins edit them here too."""
     club, me = get_club_for_member(request, slug)
@@ -282,7 +298,7 @@ def profile_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
             return redirect("clubs:profile", slug=club.slug, pk=profile.pk)
     else:
         form = HouseRulesForm(club, profile=profile) if me.is_admin else None
-    rules = profile.rules_json
+    rules = profile.snapshot()
     groups = [
         (
             str(title),

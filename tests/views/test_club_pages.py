@@ -300,3 +300,17 @@ def test_deleting_the_default_profile_is_refused_with_a_message(club, anna_clien
     response = anna_client.post(url(club, "clubs:profile_delete", default.pk), follow=True)
     assert b"cannot be deleted" in response.content
     assert HouseRuleProfile.objects.filter(pk=default.pk).exists()
+
+
+def test_an_admin_who_steps_down_with_htmx_reloads_the_page_without_admin_controls(
+    club, anna, bram, anna_client
+):
+    bram_m = Membership.objects.get(club=club, user=bram)
+    anna_m = Membership.objects.get(club=club, user=anna)
+    anna_client.post(url(club, "clubs:member_role", bram_m.pk), {"role": "admin"})
+    response = anna_client.post(
+        url(club, "clubs:member_role", anna_m.pk), {"role": "member"}, HTTP_HX_REQUEST="true"
+    )
+    assert response["HX-Redirect"] == club.get_absolute_url()
+    assert not Membership.objects.get(pk=anna_m.pk).is_admin
+    assert b"Invite members" not in anna_client.get(club.get_absolute_url()).content

@@ -157,3 +157,11 @@ def test_a_non_member_cannot_read_or_export_a_profile(club, cas_client):
 def test_a_profile_of_another_club_is_not_found_through_this_one(club, anna_client, cas):
     other = HouseRuleProfile.objects.get(club__memberships__user=cas)
     assert anna_client.get(club_url(club, "clubs:profile", other.pk)).status_code == 404
+
+
+def test_form_pages_refuse_methods_other_than_get_and_post(club, anna_client):
+    profile = club.profiles.get()
+    for page in (club_url(club, "clubs:invitations"), club_url(club, "clubs:profile", profile.pk)):
+        assert anna_client.put(page).status_code == 405
+        assert anna_client.delete(page).status_code == 405
+    assert HouseRuleProfile.objects.filter(pk=profile.pk).exists()
