@@ -91,3 +91,10 @@ def test_every_message_of_the_project_is_translated(language):
     missing = [entry.msgid for entry in catalogue.untranslated_entries()]
     fuzzy = [entry.msgid for entry in catalogue.fuzzy_entries()]
     assert missing == [] and fuzzy == []
+
+
+def test_the_switch_names_each_language_in_its_own_words(anonymous_client):
+    page = anonymous_client.get("/", HTTP_ACCEPT_LANGUAGE="de").content.decode()
+    assert ">Nederlands</button>" in page
+    assert ">English</button>" in page
+    assert "Englisch" not in page
