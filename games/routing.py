@@ -1,5 +1,9 @@
-"""Websocket routes; the live-table consumers join them here."""
+"""Websocket routes."""
 
-from django.urls import URLPattern
+from django.urls import path
 
-websocket_urlpatterns: list[URLPattern] = []
+from games.consumers import TableConsumer
+
+websocket_urlpatterns = [
+    path("ws/tables/<str:code>/", TableConsumer.as_asgi()),
+]

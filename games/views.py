@@ -1,6 +1,172 @@
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+"""Table pages: thin edges that check access first, then call games.services."""
+
+from __future__ import annotations
+
+import secrets
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
+
+from accounts.guests import get_guest, get_or_create_guest
+from accounts.models import Guest
+from clubs.qr import qr_svg
+from clubs.views import get_club_for_member
+from games import services
+from games.consumers import HOLDER_SESSION_KEY
+from games.forms import CodeForm, JoinForm, TableForm
+from games.models import Table
+from games.render import Viewer, build_context, choose_active
+from games.services import TableError
+from games.tables import Holder, load_state
 
 
 def home(request: HttpRequest) -> HttpResponse:
-    return render(request, "home.html")
+    return render(request, "home.html", {"code_form": CodeForm()})
+
+
+def holder_key(request: HttpRequest) -> str:
+    """This browser's key for the seats it holds (a shared phone holds several)."""
+    key = request.session.get(HOLDER_SESSION_KEY)
+    if not key:
+        key = secrets.token_urlsafe(24)
+        request.session[HOLDER_SESSION_KEY] = key
+    return str(key)
+
+
+def holder_for(request: HttpRequest) -> Holder:
+    guest = get_guest(request)
+    return Holder(
+        user_id=request.user.pk if request.user.is_authenticated else None,
+        guest_id=guest.pk if guest is not None else None,
+        key=request.session.get(HOLDER_SESSION_KEY, ""),
+    )
+
+
+def _table(code: str) -> Table:
+    return get_object_or_404(Table.objects.select_related("club"), code=code.upper())
+
+
+@login_required
+def table_new(request: HttpRequest, slug: str) -> HttpResponse:
+    club, _membership = get_club_for_member(request, slug)
+    form = TableForm(request.POST or None, club=club)
+    if request.method == "POST" and form.is_valid():
+        try:
+            table = services.create_table(
+                club=club,
+                user=request.user,  # type: ignore[arg-type]
+                profile=form.cleaned_data["profile"],
+                seat_count=form.cleaned_data["seat_count"],
+                bots=form.bots(),
+                allow_spectators=form.cleaned_data["allow_spectators"],
+                holder_key=holder_key(request),
+            )
+        except TableError as error:
+            form.add_error(None, error.message)
+        else:
+            return redirect(table)
+    return render(request, "games/table_new.html", {"club": club, "form": form})
+
+
+def table_page(request: HttpRequest, code: str) -> HttpResponse:
+    """The table: seated players and watching members see it live; anyone with the code may
+    take a free seat (guests too); nobody else learns anything about it."""
+    table = _table(code)
+    holder = holder_for(request)
+    state = load_state(table)
+    seats = tuple(state.held_by(holder))
+    member = services.is_member(request.user, table.club)  # type: ignore[arg-type]
+    free = [seat.index for seat in state.seats if seat.is_free]
+    waiting = table.status in (Table.Status.WAITING, Table.Status.RUBBER_OVER)
+    if not seats and not (member and table.allow_spectators) and not (free and waiting):
+        raise Http404
+    viewer = Viewer(
+        seats=seats,
+        active=choose_active(state, seats, None),
+        can_start=request.user.is_authenticated and table.created_by_id == request.user.pk,
+    )
+    context = build_context(state, viewer)
+    guest = get_guest(request)
+    default_name = (
+        str(request.user)
+        if request.user.is_authenticated
+        else (guest.display_name if guest else "")
+    )
+    context.update(
+        {
+            "ws_path": f"/ws/tables/{table.code}/",
+            "join_form": JoinForm(initial={"name": "" if seats else default_name}),
+            "free_seats": free if waiting else [],
+            "qr": qr_svg(request.build_absolute_uri(table.get_absolute_url())),
+        }
+    )
+    holder_key(request)
+    return render(request, "games/table.html", context)
+
+
+@require_POST
+def table_join(request: HttpRequest, code: str) -> HttpResponse:
+    table = _table(code)
+    form = JoinForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, _("Enter a name to play under."))
+        return redirect(table)
+    name = form.cleaned_data["name"]
+    key = holder_key(request)
+    state = load_state(table)
+    already = state.held_by(holder_for(request))
+    free = [seat.index for seat in state.seats if seat.is_free]
+    index = form.cleaned_data["seat"]
+    if index is None:
+        index = free[0] if free else -1
+    try:
+        if request.user.is_authenticated and not already:
+            holder = Holder(user_id=request.user.pk, key=key)
+        elif not already:
+            guest = get_or_create_guest(request, name)
+            holder = Holder(guest_id=guest.pk, key=key)
+        else:
+            # Another player on this phone (a shared phone): a guest of her own.
+            companion = Guest.objects.create(display_name=" ".join(name.split())[:40])
+            holder = Holder(guest_id=companion.pk, key=key)
+        services.take_seat(table.pk, index, holder, name)
+    except TableError as error:
+        messages.error(request, error.message)
+    except ValueError as error:
+        messages.error(request, str(error))
+    return redirect(table)
+
+
+@require_POST
+def table_leave(request: HttpRequest, code: str, index: int) -> HttpResponse:
+    table = _table(code)
+    try:
+        services.leave_seat(table.pk, index, holder_for(request))
+    except TableError as error:
+        messages.error(request, error.message)
+    return redirect(table)
+
+
+@login_required
+@require_POST
+def table_start(request: HttpRequest, code: str) -> HttpResponse:
+    table = _table(code)
+    try:
+        services.start_rubber(table.pk, request.user)  # type: ignore[arg-type]
+    except TableError as error:
+        messages.error(request, error.message)
+    return redirect(table)
+
+
+def play_code(request: HttpRequest) -> HttpResponse:
+    """Type a table's code to join it."""
+    form = CodeForm(request.GET or None)
+    if form.is_valid():
+        if Table.objects.filter(code=form.cleaned_data["code"]).exists():
+            return redirect("games:table", form.cleaned_data["code"])
+        form.add_error("code", _("There is no table with that code."))
+    return render(request, "games/play.html", {"form": form})

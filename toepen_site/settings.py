@@ -120,9 +120,18 @@ DATABASES = {
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Several writers (the server, timers) share the file: wait for the lock instead of failing.
+    # WAL: readers never wait for the writer, and a killed server loses no committed change.
     DATABASES["default"].setdefault("OPTIONS", {}).update(
-        {"timeout": 20, "transaction_mode": "IMMEDIATE"}
+        {
+            "timeout": 20,
+            "transaction_mode": "IMMEDIATE",
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        }
     )
+    # Tests use a file too: live tables touch the database from several threads at once,
+    # which SQLite's shared in-memory database refuses instead of waiting.
+    # One file per test process, so that two test runs on one machine never share it.
+    DATABASES["default"]["TEST"] = {"NAME": str(BASE_DIR / f".test-db-{os.getpid()}.sqlite3")}
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:
@@ -184,17 +193,28 @@ STATIC_ROOT = Path(os.environ.get("DJANGO_STATIC_ROOT", BASE_DIR / "staticfiles"
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-EMAIL_BACKEND = os.environ.get(
-    "DJANGO_EMAIL_BACKEND",
-    "django.core.mail.backends.smtp.EmailBackend"
-    if os.environ.get("EMAIL_HOST")
-    else "django.core.mail.backends.console.EmailBackend",
-)
-EMAIL_HOST = os.environ.get("EMAIL_HOST", "localhost")
-EMAIL_PORT = envint("EMAIL_PORT", 587)
-EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
-EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
-EMAIL_USE_TLS = envbool("EMAIL_USE_TLS", True)
+# Mail: the console by default; SMTP when EMAIL_HOST is set (Django 6.1 mailers).
+if os.environ.get("EMAIL_HOST"):
+    MAILERS = {
+        "default": {
+            "BACKEND": "django.core.mail.backends.smtp.EmailBackend",
+            "OPTIONS": {
+                "host": os.environ["EMAIL_HOST"],
+                "port": envint("EMAIL_PORT", 587),
+                "username": os.environ.get("EMAIL_HOST_USER", ""),
+                "password": os.environ.get("EMAIL_HOST_PASSWORD", ""),
+                "use_tls": envbool("EMAIL_USE_TLS", True),
+            },
+        }
+    }
+else:
+    MAILERS = {
+        "default": {
+            "BACKEND": os.environ.get(
+                "DJANGO_EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend"
+            )
+        }
+    }
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Toepen Club <noreply@localhost>")
 
 # Production hardening: on whenever DEBUG is off, so `check --deploy` is clean.

@@ -12,4 +12,5 @@ urlpatterns = [
     # The switch on every page; remembers the choice on a signed-in user's profile.
     path("i18n/setlang/", account_views.set_language, name="set_language"),
     path("", include("clubs.urls")),
+    path("", include("games.urls")),
 ]

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from games.engine import TOKENS, Action, Hand, HouseRules, IllegalAction, observe, replay
 from games.engine.actions import ANNOUNCE, CHALLENGE, EXCHANGE, FOLD, KNOCK, PLAY, STAY
 from games.engine.rules import FIELDS
+from tests.visibility import visible_to
 
 ALL_CARDS = frozenset(range(32))
 
@@ -72,20 +73,6 @@ def cards_in_play(hand: Hand) -> list[int]:
     for trick in hand.tricks:
         cards += [card for _, card in trick.plays]
     return cards
-
-
-def visible_to(hand: Hand, seat: int | None) -> set[int]:
-    """The cards `seat` may see, worked out from the hand itself."""
-    seen = {card for trick in hand.tricks for _, card in trick.plays}
-    for other in range(hand.n):
-        if hand.open_hand[other]:
-            seen.update(hand.hands[other])
-    for reveal in hand.reveals:
-        seen.update(reveal.cards)
-    if seat is not None:
-        seen.update(hand.hands[seat])
-        seen.update(hand.laid[seat])
-    return seen
 
 
 def snapshot(hand: Hand) -> str:

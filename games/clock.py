@@ -1,0 +1,90 @@
+"""The table clock: fires every table's stored deadline, with no phone sending anything.
+
+Each server process runs one clock task. It sleeps until the nearest deadline in the database
+(at most a second, so deadlines set by other processes are seen), and fires each due table in a
+worker thread, so bot thinking and database work never block the event loop. Firing twice is
+harmless: `services.fire_deadline` locks the table and re-checks the deadline. Deadlines live in
+the database, so after a restart the new process fires whatever fell due meanwhile.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from datetime import datetime
+
+from channels.db import database_sync_to_async
+from django.db.models import Min
+from django.utils import timezone
+
+log = logging.getLogger(__name__)
+
+POLL_SECONDS = 1.0
+
+_task: asyncio.Task[None] | None = None
+_wake: asyncio.Event | None = None
+_loop: asyncio.AbstractEventLoop | None = None
+
+
+def ensure_started() -> None:
+    """Start this process's clock on the running loop, once."""
+    global _task, _wake, _loop
+    loop = asyncio.get_running_loop()
+    if _task is not None and not _task.done() and _loop is loop:
+        return
+    _loop = loop
+    _wake = asyncio.Event()
+    _task = loop.create_task(_run(), name="toepen-table-clock")
+
+
+def poke() -> None:
+    """A deadline may have moved: wake the clock (callable from any thread)."""
+    loop, wake = _loop, _wake
+    if loop is None or wake is None or loop.is_closed():
+        return
+    with contextlib.suppress(RuntimeError):  # the loop is shutting down
+        loop.call_soon_threadsafe(wake.set)
+
+
+async def stop() -> None:
+    global _task
+    if _task is not None:
+        _task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await _task
+        _task = None
+
+
+def _fire_due() -> datetime | None:
+    """Fire every due table; the next deadline after that."""
+    from games import services
+
+    for table_id in services.due_tables():
+        try:
+            services.fire_deadline(table_id)
+        except Exception:
+            log.exception("table %s: firing its deadline failed", table_id)
+    from games.models import Table
+
+    return Table.objects.aggregate(next=Min("deadline_at"))["next"]
+
+
+_fire_due_async = database_sync_to_async(_fire_due, thread_sensitive=False)
+
+
+async def _run() -> None:
+    assert _wake is not None
+    while True:
+        # Cleared before firing, so a poke while firing is not lost.
+        _wake.clear()
+        try:
+            upcoming = await _fire_due_async()
+        except Exception:
+            log.exception("the table clock failed; trying again")
+            upcoming = None
+        delay = POLL_SECONDS
+        if upcoming is not None:
+            delay = min(POLL_SECONDS, max(0.0, (upcoming - timezone.now()).total_seconds()))
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(_wake.wait(), timeout=delay)

@@ -1,0 +1,34 @@
+"""The live table's clocks, in seconds: Django settings named TOEPEN_*, else the environment."""
+
+from __future__ import annotations
+
+import os
+
+from django.conf import settings
+
+DEFAULTS = {
+    # How long after the deal players may exchange and challenge (all ready closes it early).
+    "TOEPEN_LAUNDRY_SECONDS": 10.0,
+    # After an exchange the window stays open at least this long, so others can challenge.
+    "TOEPEN_CHALLENGE_SECONDS": 5.0,
+    # A player who is due and does nothing for this long has the table act for her.
+    "TOEPEN_TURN_SECONDS": 60.0,
+    # A phone that drops keeps its seat this long before the table plays for it.
+    "TOEPEN_GRACE_SECONDS": 30.0,
+    # A seat counts as connected while its phone was heard from within this time.
+    "TOEPEN_PRESENCE_SECONDS": 25.0,
+    # How often a connected phone's presence is refreshed.
+    "TOEPEN_HEARTBEAT_SECONDS": 10.0,
+    # Computer players act after this pause, so people can follow the table.
+    "TOEPEN_BOT_SECONDS": 1.0,
+    # The end of a hand stays on the screen this long before the next deal.
+    "TOEPEN_BETWEEN_HANDS_SECONDS": 5.0,
+}
+
+
+def seconds(name: str) -> float:
+    value = getattr(settings, name, None)
+    if value is None:
+        raw = os.environ.get(name)
+        value = float(raw) if raw else DEFAULTS[name]
+    return float(value)

@@ -1,0 +1,235 @@
+"""The table's websocket: a thin edge between a phone and games.services.
+
+On connect (and so on every reconnect) the phone gets its full view. A frame from the phone is
+parsed, checked for size and rate, and handed to a service; a refusal goes back to that socket
+only. When a table changes, the service publishes its new version to the table's group, and each
+connection renders its own view from the engine's `observe` for its own seats: hidden cards
+never travel through the channel layer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections import deque
+from typing import Any
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
+from django.utils import translation
+
+from accounts.guests import SESSION_KEY as GUEST_SESSION_KEY
+from games import clock, services
+from games.conf import seconds
+from games.models import Table
+from games.render import Viewer, choose_active, render_error, render_view
+from games.services import TableError
+from games.tables import Holder, load_state
+
+log = logging.getLogger(__name__)
+
+MAX_FRAME_BYTES = 4096
+RATE_PER_SECOND = 10  # frames a phone may send in one second before being told to slow down
+FLOOD_FRAMES = 30  # frames within FLOOD_WINDOW seconds that close the socket
+FLOOD_WINDOW = 3.0
+CLOSE_NOT_ALLOWED = 4403
+CLOSE_NOT_FOUND = 4404
+CLOSE_FLOOD = 4429
+HOLDER_SESSION_KEY = "table_holder"
+
+
+class TableConsumer(AsyncWebsocketConsumer):
+    table_id: int
+    holder: Holder
+    seats: tuple[int, ...]
+    shown: int | None
+    language: str
+
+    async def connect(self) -> None:
+        code = str(self.scope["url_route"]["kwargs"]["code"]).upper()
+        self.holder = _holder_from_scope(self.scope)
+        self.language = _language_from_scope(self.scope)
+        self.frames: deque[float] = deque()
+        self.last_version = -1
+        self.shown = None
+        self.heartbeat: asyncio.Task[None] | None = None
+        access = await database_sync_to_async(_access)(code, self.holder, self.scope.get("user"))
+        if access is None:
+            await self.close(code=CLOSE_NOT_FOUND)
+            return
+        self.table_id, self.seats, self.can_start = access
+        await self.channel_layer.group_add(f"table-{self.table_id}", self.channel_name)
+        await self.accept()
+        clock.ensure_started()
+        if self.seats:
+            await database_sync_to_async(services.mark_seen)(self.table_id, self.holder)
+            self.heartbeat = asyncio.create_task(self._beat())
+        await self.send_view()
+
+    async def disconnect(self, code: int) -> None:
+        if getattr(self, "heartbeat", None) is not None:
+            self.heartbeat.cancel()  # type: ignore[union-attr]
+        if hasattr(self, "table_id"):
+            await self.channel_layer.group_discard(f"table-{self.table_id}", self.channel_name)
+
+    async def _beat(self) -> None:
+        interval = seconds("TOEPEN_HEARTBEAT_SECONDS")
+        while True:
+            await asyncio.sleep(interval)
+            try:
+                await database_sync_to_async(services.mark_seen)(self.table_id, self.holder)
+            except Exception:
+                log.exception("table %s: heartbeat failed", self.table_id)
+
+    # -- from the phone -------------------------------------------------------------------------
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        if self._flooding():
+            await self.close(code=CLOSE_FLOOD)
+            return
+        if text_data is None:
+            await self.send_error("frames must be text (JSON)")
+            return
+        if len(text_data.encode()) > MAX_FRAME_BYTES:
+            await self.send_error("that frame is too large")
+            return
+        if self._too_fast():
+            await self.send_error("slow down: too many frames at once")
+            return
+        try:
+            frame = json.loads(text_data)
+        except ValueError:
+            await self.send_error("that frame is not JSON")
+            return
+        if not isinstance(frame, dict):
+            await self.send_error("a frame must be a JSON object")
+            return
+        frame.pop("HEADERS", None)  # what htmx's ws-send adds
+        try:
+            await self.handle_frame(frame)
+        except TableError as error:
+            await self.send_error(error.message, error.code)
+
+    async def handle_frame(self, frame: dict[str, Any]) -> None:
+        kind = frame.get("type", "action")
+        if kind == "sync":
+            await self.send_view(force=True)
+        elif kind == "show":
+            seat = frame.get("seat")
+            if seat not in self.seats:
+                raise TableError("not_your_seat", "that is not your seat")
+            self.shown = seat
+            await self.send_view(force=True)
+        elif kind == "ready":
+            seat = self._own_seat(frame)
+            await database_sync_to_async(services.ready)(self.table_id, self.holder, seat)
+        elif kind == "action":
+            seat = self._own_seat(frame)
+            action_id = frame.pop("id", None)
+            payload = {k: v for k, v in frame.items() if k not in ("type", "seat")}
+            outcome = await database_sync_to_async(services.act)(
+                self.table_id, self.holder, seat, payload, action_id
+            )
+            if outcome.duplicate:
+                await self.send_view(force=True)
+        else:
+            raise TableError("bad_frame", f"unknown frame type {kind!r}")
+
+    def _own_seat(self, frame: dict[str, Any]) -> int:
+        seat = frame.get("seat")
+        if not isinstance(seat, int) or isinstance(seat, bool) or seat not in self.seats:
+            raise TableError("not_your_seat", "that is not your seat")
+        return seat
+
+    def _too_fast(self) -> bool:
+        now = time.monotonic()
+        return sum(1 for t in self.frames if now - t < 1.0) > RATE_PER_SECOND
+
+    def _flooding(self) -> bool:
+        now = time.monotonic()
+        frames = self.frames
+        frames.append(now)
+        while frames and now - frames[0] > FLOOD_WINDOW:
+            frames.popleft()
+        return len(frames) > FLOOD_FRAMES
+
+    # -- to the phone ---------------------------------------------------------------------------
+
+    async def table_changed(self, event: dict[str, Any]) -> None:
+        if event.get("version", 0) > self.last_version:
+            await self.send_view()
+
+    async def send_view(self, force: bool = False) -> None:
+        version, html = await database_sync_to_async(self._render)()
+        if version <= self.last_version and not force:
+            return
+        self.last_version = max(self.last_version, version)
+        await self.send(text_data=html)
+
+    def _render(self) -> tuple[int, str]:
+        table = Table.objects.select_related("club").get(pk=self.table_id)
+        state = load_state(table)
+        # Seats can change between rubbers (a phone takes another seat): ask again each time.
+        self.seats = tuple(state.held_by(self.holder))
+        viewer = Viewer(
+            seats=self.seats,
+            active=choose_active(state, self.seats, self.shown),
+            can_start=self.can_start,
+        )
+        with translation.override(self.language):
+            return table.version, render_view(state, viewer)
+
+    async def send_error(self, message: str, code: str = "bad_frame") -> None:
+        with translation.override(self.language):
+            html = render_error(message)
+        await self.send(text_data=html)
+
+
+def _holder_from_scope(scope: dict[str, Any]) -> Holder:
+    session = scope.get("session")
+    user = scope.get("user")
+    user_id = user.pk if user is not None and user.is_authenticated else None
+    key = ""
+    guest_id = None
+    if session is not None:
+        key = session.get(HOLDER_SESSION_KEY, "") or ""
+        if user_id is None:
+            guest_id = session.get(GUEST_SESSION_KEY)
+    return Holder(user_id=user_id, guest_id=guest_id, key=key)
+
+
+def _language_from_scope(scope: dict[str, Any]) -> str:
+    user = scope.get("user")
+    if user is not None and user.is_authenticated and getattr(user, "language", ""):
+        return str(user.language)
+    headers = {
+        k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])
+    }
+    cookies = headers.get("cookie", "")
+    for part in cookies.split(";"):
+        name, _, value = part.strip().partition("=")
+        if name == settings.LANGUAGE_COOKIE_NAME and value in dict(settings.LANGUAGES):
+            return value
+    for part in headers.get("accept-language", "").split(","):
+        code = part.split(";")[0].strip().lower()[:2]
+        if code in dict(settings.LANGUAGES):
+            return code
+    return settings.LANGUAGE_CODE
+
+
+def _access(code: str, holder: Holder, user: Any) -> tuple[int, tuple[int, ...], bool] | None:
+    """The table, the seats this connection holds, and whether it may start a rubber; None when
+    it may not look at the table at all (a seat holder, or a member the table lets watch)."""
+    table = Table.objects.select_related("club").filter(code=code).first()
+    if table is None:
+        return None
+    state = load_state(table)
+    seats = tuple(state.held_by(holder))
+    member_user = user if user is not None and user.is_authenticated else None
+    if not seats and not services.may_watch(table, member_user):
+        return None
+    can_start = member_user is not None and table.created_by_id == member_user.pk
+    return table.pk, seats, can_start

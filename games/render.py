@@ -1,0 +1,310 @@
+"""Each recipient's view of a table, as HTML fragments for htmx.
+
+The cards in a view come only from the engine's `observe` for the recipient's own seat (or a
+spectator's `observe(None)`), so no other player's hidden card can reach a phone. A phone that
+holds several seats (a shared phone) is shown one hand at a time: when another of its seats is
+due, it gets a privacy screen until that player taps to show her cards.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.template.loader import render_to_string
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from games.engine import TOKENS, Observation
+from games.models import Seat, Table
+from games.tables import TableState
+
+SUIT_SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
+SUIT_NAMES = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
+
+
+@dataclass(frozen=True)
+class CardView:
+    token: str
+    rank: str
+    suit: str
+    symbol: str
+    suit_name: str
+    legal: bool = False
+
+    @property
+    def label(self) -> str:
+        """What a screen reader says: the rank and the suit in the reader's language."""
+        suits = {"C": _("clubs"), "D": _("diamonds"), "H": _("hearts"), "S": _("spades")}
+        return f"{self.rank} {suits[self.suit]}"
+
+    @property
+    def red(self) -> bool:
+        return self.suit in "DH"
+
+
+def card_view(card: int, legal: bool = False) -> CardView:
+    token = TOKENS[card]
+    suit = token[-1]
+    return CardView(token, token[:-1], suit, SUIT_SYMBOLS[suit], SUIT_NAMES[suit], legal)
+
+
+@dataclass(frozen=True)
+class Viewer:
+    """Who a view is for: the seats this phone holds and which one's cards it shows."""
+
+    seats: tuple[int, ...] = ()
+    active: int | None = None
+    can_start: bool = False
+
+
+def choose_active(
+    state: TableState, viewer_seats: tuple[int, ...], shown: int | None
+) -> int | None:
+    """The seat whose cards a phone shows: its only seat, else the one it last chose to show."""
+    if len(viewer_seats) == 1:
+        return viewer_seats[0]
+    return shown if shown in viewer_seats else None
+
+
+def due_table_seats(state: TableState) -> list[int]:
+    if state.hand is None or state.hand.complete:
+        return []
+    return [state.table_seat(s) for s in state.hand.due()]
+
+
+def build_context(state: TableState, viewer: Viewer, now: datetime | None = None) -> dict[str, Any]:
+    now = now or timezone.now()
+    table = state.table
+    hand = state.hand
+    active = viewer.active
+    due = due_table_seats(state)
+    # A shared phone whose due player is not the one shown: cover the cards until she taps.
+    privacy_for = None
+    if len(viewer.seats) > 1:
+        waiting = [seat for seat in due if seat in viewer.seats]
+        if waiting and active not in waiting:
+            privacy_for = waiting[0]
+        elif active is None:
+            privacy_for = viewer.seats[0]
+    if privacy_for is not None:
+        active = None
+    observation: Observation | None = state.observe(active) if hand is not None else None
+    if observation is None and hand is not None:
+        observation = state.observe(None)
+    active_hand_seat = state.hand_seat(active) if active is not None else None
+
+    players = [_player(state, seat, observation, viewer, due, now) for seat in state.seats]
+
+    trick: list[dict[str, Any]] = []
+    last_trick: list[dict[str, Any]] = []
+    if observation is not None and observation.tricks:
+        _, plays, winner = observation.tricks[-1]
+        shown = [
+            {
+                "seat": state.table_seat(s),
+                "name": state.seats[state.table_seat(s)].name,
+                "card": card_view(c),
+            }
+            for s, c in plays
+        ]
+        if winner is None:
+            trick = shown
+        else:
+            last_trick = shown
+
+    my_cards: list[CardView] = []
+    actions: list[dict[str, Any]] = []
+    if observation is not None and active_hand_seat is not None and observation.hand is not None:
+        playable = {a.card for a in observation.legal if a.act == "play"}
+        my_cards = [card_view(card, card in playable) for card in observation.hand]
+        actions = _actions(state, observation, active, now)
+    reveals = []
+    if observation is not None:
+        for challenger, target, cards, clean in observation.reveals:
+            reveals.append(
+                {
+                    "challenger": state.seats[state.table_seat(challenger)].name,
+                    "target": state.seats[state.table_seat(target)].name,
+                    "cards": [card_view(c) for c in cards],
+                    "clean": clean,
+                }
+            )
+
+    result = _hand_result(state)
+    return {
+        "table": table,
+        "version": table.version,
+        "status": table.status,
+        # Which hand, and how many of its actions, this view shows (for a phone's own checks).
+        "hand_number": state.hand_row.number if state.hand_row is not None else 0,
+        "rubber_number": state.rubber.number if state.rubber is not None else 0,
+        "step": len(hand.actions) if hand is not None else 0,
+        "rules": state.rules,
+        "players": players,
+        "viewer_seats": viewer.seats,
+        "spectator": not viewer.seats,
+        "active": active,
+        "active_name": state.seats[active].name if active is not None else "",
+        "privacy_for": privacy_for,
+        "privacy_name": state.seats[privacy_for].name if privacy_for is not None else "",
+        "observation": observation,
+        "stake": observation.stake if observation is not None else None,
+        "trick": trick,
+        "last_trick": last_trick,
+        "my_cards": my_cards,
+        "actions": actions,
+        "reveals": reveals,
+        "laundry_open": state.laundry_open(now),
+        "laundry_seconds": _seconds_left(table.laundry_until, now),
+        "answer_seconds": _answer_seconds(state, now),
+        "awaiting_names": [
+            state.seats[state.table_seat(s)].name
+            for s in (observation.awaiting if observation else ())
+        ],
+        "due_names": [state.seats[s].name for s in due],
+        "hand_result": result,
+        "rubber": state.rubber,
+        "can_start": viewer.can_start
+        and table.status in (Table.Status.WAITING, Table.Status.RUBBER_OVER),
+    }
+
+
+def _player(
+    state: TableState,
+    seat: Seat,
+    observation: Observation | None,
+    viewer: Viewer,
+    due: list[int],
+    now: datetime,
+) -> dict[str, Any]:
+    player: dict[str, Any] = {
+        "index": seat.index,
+        "name": seat.name,
+        "free": seat.is_free,
+        "bot": bool(seat.bot_level),
+        "mine": seat.index in viewer.seats,
+        "away": bool(seat.holder_key) and state.is_away(seat, now),
+        "due": seat.index in due,
+        "lives": _rubber_lives(state, seat.index),
+        "in_hand": False,
+        "folded": False,
+        "dealer": False,
+        "knocks": 0,
+        "announcement": None,
+        "poor": False,
+        "open_hand": [],
+    }
+    hand_seat = state.hand_seat(seat.index)
+    if observation is None or hand_seat is None:
+        return player
+    player.update(
+        lives=observation.lives[hand_seat],
+        in_hand=True,
+        folded=hand_seat in observation.folded,
+        dealer=observation.dealer == hand_seat,
+        knocks=observation.knocks[hand_seat],
+        announcement=observation.announcements.get(hand_seat),
+        poor=hand_seat in observation.poor,
+        open_hand=[card_view(card) for card in observation.open_hands.get(hand_seat, ())],
+    )
+    return player
+
+
+def _rubber_lives(state: TableState, seat: int) -> int | None:
+    if state.rubber is None:
+        return state.rules.starting_lives
+    lives = state.rubber.lives
+    return lives[seat] if seat < len(lives) else None
+
+
+def _seconds_left(until: datetime | None, now: datetime) -> int | None:
+    if until is None:
+        return None
+    return max(0, round((until - now).total_seconds()))
+
+
+def _answer_seconds(state: TableState, now: datetime) -> int | None:
+    hand = state.hand
+    if hand is None or not hand.awaiting or state.rules.response_order != "simultaneous":
+        return None
+    since = state.table.awaiting_since
+    if since is None:
+        return None
+    return max(0, round(state.rules.response_seconds - (now - since).total_seconds()))
+
+
+def _actions(
+    state: TableState, observation: Observation, seat: int | None, now: datetime
+) -> list[dict[str, Any]]:
+    """The buttons for the shown seat: every legal action but the cards (those are the cards)."""
+    if seat is None:
+        return []
+    laundry = state.laundry_open(now)
+    buttons = []
+    for action in observation.legal:
+        if action.act == "play":
+            continue
+        if laundry != (action.act in ("exchange", "challenge")):
+            continue
+        vals: dict[str, Any] = {"act": action.act, "seat": seat}
+        label = action.act
+        if action.act == "challenge" and action.target is not None:
+            target = state.table_seat(action.target)
+            vals["target"] = target
+            label = f"challenge:{state.seats[target].name}"
+        if action.act == "announce":
+            vals["kind"] = action.kind
+            label = f"announce:{action.kind}"
+        buttons.append(_button(action.act, label, vals))
+    if laundry and seat not in state.table.laundry_ready:
+        buttons.append(_button("ready", "ready", {"type": "ready", "seat": seat}))
+    return buttons
+
+
+def _button(act: str, label: str, vals: dict[str, Any]) -> dict[str, Any]:
+    kind, _sep, detail = label.partition(":")
+    texts = {
+        "knock": _("Knock"),
+        "stay": _("Stay"),
+        "fold": _("Fold"),
+        "exchange": _("Exchange"),
+        "ready": _("Done with the laundry"),
+    }
+    if kind == "challenge":
+        text = _("Challenge %(name)s") % {"name": detail}
+    elif kind == "announce":
+        text = _("Whistle") if detail == "whistle" else _("Stand")
+    else:
+        text = texts.get(kind, kind)
+    return {"act": act, "label": label, "vals": vals, "vals_json": json.dumps(vals), "text": text}
+
+
+def _hand_result(state: TableState) -> dict[str, Any] | None:
+    row = state.hand_row
+    if row is None or not row.complete or row.result is None:
+        return None
+    result = row.result
+    seats = row.seats
+
+    def name(hand_seat: int | None) -> str | None:
+        return None if hand_seat is None else state.seats[seats[hand_seat]].name
+
+    return {
+        "winner": name(result["winner"]),
+        "lost": [
+            {"name": name(i), "lives": lost} for i, lost in enumerate(result["lives_lost"]) if lost
+        ],
+        "next_dealer": name(result["next_dealer"]),
+        "stake": result["stake"],
+    }
+
+
+def render_view(state: TableState, viewer: Viewer) -> str:
+    return render_to_string("games/table.html#live", build_context(state, viewer))
+
+
+def render_error(message: str) -> str:
+    return render_to_string("games/table.html#error", {"message": message})

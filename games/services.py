@@ -1,0 +1,588 @@
+"""Every change to a table goes through here.
+
+Each public function is one transaction with the table row locked: it rebuilds the state from
+the database, validates with the engine, writes, bumps the table's version, computes the next
+deadline, and publishes "table changed" after the commit. Consumers and views never change a
+table themselves, and nothing here knows about requests or sockets.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.db import transaction
+from django.utils import timezone
+
+from accounts.models import Guest, User
+from clubs.models import Club, HouseRuleProfile, Membership
+from games import autoplay
+from games.conf import seconds
+from games.engine import Action, BadRecord, IllegalAction, parse_action
+from games.engine.rules import MAX_SEATS, HouseRules
+from games.models import (
+    ActionReceipt,
+    BotLevel,
+    PlayedHand,
+    Rubber,
+    RubberPlayer,
+    Seat,
+    Table,
+)
+from games.tables import Holder, TableState, load_state
+
+log = logging.getLogger(__name__)
+
+ACTION_ID = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
+LAUNDRY_ACTS = ("exchange", "challenge")
+
+
+class TableError(Exception):
+    """A refusal for whoever asked: `code` is stable (the engine's codes pass through)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Outcome:
+    version: int
+    duplicate: bool = False
+
+
+# -- publishing ---------------------------------------------------------------------------------
+
+
+def publish(table_id: int, version: int) -> None:
+    """Tell every phone at the table that it changed; each renders its own view."""
+    layer = get_channel_layer()
+    if layer is not None:
+        async_to_sync(layer.group_send)(
+            f"table-{table_id}", {"type": "table.changed", "version": version}
+        )
+    from games import clock
+
+    clock.poke()
+
+
+def _save(state: TableState, now: datetime, *, changed: bool = True) -> int:
+    table = state.table
+    fields = ["deadline_at"]
+    if changed:
+        table.version += 1
+        table.changed_at = now
+        fields += ["version", "changed_at", "laundry_until", "laundry_ready", "awaiting_since"]
+        fields += ["status"]
+    table.deadline_at = next_deadline(state, now)
+    table.save(update_fields=fields)
+    if changed:
+        version = table.version
+        transaction.on_commit(lambda: publish(table.pk, version))
+    return table.version
+
+
+def _lock(table_id: int) -> Table:
+    try:
+        return Table.objects.select_for_update().get(pk=table_id)
+    except Table.DoesNotExist:
+        raise TableError("not_found", "there is no such table") from None
+
+
+# -- access -------------------------------------------------------------------------------------
+
+
+def is_member(user: User | None, club: Club) -> bool:
+    if user is None or not user.is_authenticated:
+        return False
+    return Membership.objects.filter(club=club, user=user, status=Membership.Status.ACTIVE).exists()
+
+
+def may_watch(table: Table, user: User | None) -> bool:
+    return table.allow_spectators and is_member(user, table.club)
+
+
+# -- tables and seats ---------------------------------------------------------------------------
+
+
+def create_table(
+    *,
+    club: Club,
+    user: User,
+    profile: HouseRuleProfile | None = None,
+    seat_count: int = 4,
+    bots: Mapping[int, str] | None = None,
+    allow_spectators: bool = True,
+    holder_key: str = "",
+    take_seat: int | None = 0,
+) -> Table:
+    """A member opens a table for the club, with the rules of `profile` (default: the club's)."""
+    if not is_member(user, club):
+        raise TableError("not_allowed", "only members of the club can open a table")
+    if profile is None:
+        profile = club.profiles.filter(is_default=True).first()
+    elif profile.club_id != club.pk:
+        raise TableError("bad_profile", "that profile belongs to another club")
+    rules = profile.rules() if profile is not None else HouseRules()
+    if not rules.min_players <= seat_count <= MAX_SEATS:
+        raise TableError(
+            "bad_seats", f"these rules seat {rules.min_players} to {MAX_SEATS} players"
+        )
+    bots = dict(bots or {})
+    for index, level in bots.items():
+        if not 0 <= index < seat_count or level not in BotLevel.values:
+            raise TableError("bad_bots", "a computer player needs a seat and a level")
+    if take_seat is not None and (take_seat in bots or not 0 <= take_seat < seat_count):
+        raise TableError("bad_seats", "you cannot take that seat")
+    with transaction.atomic():
+        table = Table.objects.create(
+            club=club,
+            created_by=user,
+            profile=profile,
+            profile_name=profile.name if profile is not None else "Classic",
+            rules_json=rules.to_json(),
+            seat_count=seat_count,
+            allow_spectators=allow_spectators,
+        )
+        for index in range(seat_count):
+            level = bots.get(index, "")
+            Seat.objects.create(
+                table=table,
+                index=index,
+                bot_level=level,
+                name=_bot_name(index, level) if level else "",
+            )
+        if take_seat is not None and holder_key:
+            _seat_person(table, take_seat, Holder(user_id=user.pk, key=holder_key), str(user))
+    return table
+
+
+def _bot_name(index: int, level: str) -> str:
+    names = ["Bot Anne", "Bot Bart", "Bot Cor", "Bot Dieuwke", "Bot Evert", "Bot Fem", "Bot Gijs"]
+    return f"{names[index % len(names)]} ({BotLevel(level).label})"
+
+
+def _seat_person(table: Table, index: int, holder: Holder, name: str) -> Seat:
+    seat = Seat.objects.select_for_update().get(table=table, index=index)
+    if not seat.is_free:
+        raise TableError("seat_taken", "that seat is taken")
+    seat.holder_key = holder.key
+    seat.user_id = holder.user_id
+    seat.guest_id = holder.guest_id
+    seat.name = name
+    seat.last_seen = timezone.now()
+    seat.save()
+    return seat
+
+
+def take_seat(table_id: int, index: int, holder: Holder, name: str) -> int:
+    """Sit a member or a guest at a free seat; one phone may take several (a shared phone)."""
+    if not holder.key:
+        raise TableError("no_phone", "this browser has no session; reload the page")
+    name = " ".join(name.split())[:40]
+    if not name:
+        raise TableError("bad_name", "enter a name to play under")
+    with transaction.atomic():
+        table = _lock(table_id)
+        if table.status not in (Table.Status.WAITING, Table.Status.RUBBER_OVER):
+            raise TableError("not_waiting", "seats are taken before a rubber starts")
+        if not 0 <= index < table.seat_count:
+            raise TableError("bad_seat", "there is no such seat")
+        _seat_person(table, index, holder, name)
+        state = load_state(table)
+        return _save(state, timezone.now())
+
+
+def leave_seat(table_id: int, index: int, holder: Holder) -> int:
+    with transaction.atomic():
+        table = _lock(table_id)
+        if table.status == Table.Status.PLAYING:
+            raise TableError("playing", "you cannot leave during a rubber")
+        seat = Seat.objects.get(table=table, index=index)
+        if not holder.holds(seat):
+            raise TableError("not_your_seat", "that is not your seat")
+        seat.holder_key = seat.name = ""
+        seat.user = seat.guest = None
+        seat.save()
+        return _save(load_state(table), timezone.now())
+
+
+def set_bot(table_id: int, index: int, level: str, user: User) -> int:
+    """The creator puts a computer player in a free seat (or takes one out: level "")."""
+    with transaction.atomic():
+        table = _lock(table_id)
+        if table.created_by_id != user.pk:
+            raise TableError("not_allowed", "only the table's creator seats computer players")
+        if table.status == Table.Status.PLAYING:
+            raise TableError("playing", "not during a rubber")
+        if level and level not in BotLevel.values:
+            raise TableError("bad_bots", "unknown level")
+        seat = Seat.objects.get(table=table, index=index)
+        if seat.holder_key:
+            raise TableError("seat_taken", "a person sits there")
+        seat.bot_level = level
+        seat.name = _bot_name(index, level) if level else ""
+        seat.save()
+        return _save(load_state(table), timezone.now())
+
+
+def mark_seen(table_id: int, holder: Holder) -> None:
+    """A phone is here: its seats count as connected (heartbeat; no version change)."""
+    if not holder.key and holder.user_id is None and holder.guest_id is None:
+        return
+    now = timezone.now()
+    seats = [s for s in Seat.objects.filter(table_id=table_id) if holder.holds(s)]
+    if not seats:
+        return
+    Seat.objects.filter(pk__in=[s.pk for s in seats]).update(last_seen=now)
+    # A player back from being away takes over again: the table's deadline may move.
+    with transaction.atomic():
+        table = _lock(table_id)
+        state = load_state(table)
+        deadline = next_deadline(state, now)
+        if deadline != table.deadline_at:
+            table.deadline_at = deadline
+            table.save(update_fields=["deadline_at"])
+
+
+# -- rubbers ------------------------------------------------------------------------------------
+
+
+def start_rubber(table_id: int, user: User) -> int:
+    """The creator starts a rubber (or another one with the same seats after the last)."""
+    with transaction.atomic():
+        table = _lock(table_id)
+        if table.created_by_id != user.pk:
+            raise TableError("not_allowed", "only the table's creator starts a rubber")
+        if table.status not in (Table.Status.WAITING, Table.Status.RUBBER_OVER):
+            raise TableError("playing", "a rubber is going on")
+        state = load_state(table)
+        empty = [seat.index for seat in state.seats if seat.is_free]
+        if empty:
+            raise TableError("seats_free", "every seat needs a player or a computer player")
+        rules = table.rules()
+        previous = state.rubber
+        if previous is not None and previous.over:
+            last = previous.hands.order_by("-number").first()
+            assert last is not None and last.result is not None
+            result = last.result
+            in_hand = (
+                result["winner"] if result["winner"] is not None else result["last_trick_winner"]
+            )
+            dealer = last.seats[in_hand]
+        else:
+            dealer = random.SystemRandom().randrange(table.seat_count)
+        rubber = Rubber.objects.create(
+            table=table,
+            number=(previous.number + 1) if previous is not None else 1,
+            rules_json=table.rules_json,
+            players=[seat.name for seat in state.seats],
+            lives=[rules.starting_lives] * table.seat_count,
+            dealer=dealer,
+        )
+        for seat in state.seats:
+            RubberPlayer.objects.create(
+                rubber=rubber,
+                seat=seat.index,
+                name=seat.name,
+                user_id=seat.user_id,
+                guest_id=seat.guest_id,
+                bot_level=seat.bot_level,
+            )
+        table.status = Table.Status.PLAYING
+        state = load_state(table)
+        now = timezone.now()
+        _deal(state, now)
+        return _save(state, now)
+
+
+def _deal(state: TableState, now: datetime) -> None:
+    rubber = state.engine_rubber()
+    hand = rubber.deal()
+    assert state.rubber is not None
+    number = PlayedHand.objects.filter(rubber=state.rubber).count() + 1
+    state.hand_row = PlayedHand.objects.create(
+        rubber=state.rubber, number=number, seats=list(rubber.hand_seats), record=hand.record()
+    )
+    state.hand = hand
+    state.hand_seats = list(rubber.hand_seats)
+    table = state.table
+    table.laundry_ready = []
+    table.awaiting_since = now if hand.awaiting else None
+    table.laundry_until = (
+        now + timedelta(seconds=seconds("TOEPEN_LAUNDRY_SECONDS")) if hand.laundry else None
+    )
+
+
+def _finish_hand(state: TableState, now: datetime) -> None:
+    hand, row, rubber_row = state.hand, state.hand_row, state.rubber
+    assert hand is not None and row is not None and rubber_row is not None
+    rubber = state.engine_rubber()
+    outcome = rubber.finish_hand()
+    row.complete = True
+    row.result = outcome.result
+    row.finished_at = now
+    row.save(update_fields=["complete", "result", "finished_at"])
+    rubber_row.lives = rubber.lives
+    rubber_row.dealer = rubber.dealer
+    rubber_row.over = rubber.over
+    rubber_row.winner = rubber.winner
+    rubber_row.losers = list(rubber.losers)
+    if rubber.over:
+        rubber_row.finished_at = now
+        state.table.status = Table.Status.RUBBER_OVER
+    rubber_row.save()
+    for player in RubberPlayer.objects.filter(rubber=rubber_row):
+        player.lives_lost += outcome.lives_lost.get(player.seat, 0)
+        if rubber.over:
+            player.lost = player.seat in rubber.losers
+            player.won = player.seat == rubber.winner
+        player.save(update_fields=["lives_lost", "lost", "won"])
+    state.table.laundry_until = None
+    state.table.awaiting_since = None
+
+
+# -- actions ------------------------------------------------------------------------------------
+
+
+def act(
+    table_id: int, holder: Holder, seat: int, payload: Mapping[str, Any], action_id: str
+) -> Outcome:
+    """A player's action from a phone: applied once per `action_id`, or refused with a reason."""
+    if not isinstance(action_id, str) or not ACTION_ID.match(action_id):
+        raise TableError("bad_action", "an action needs an id of up to 64 letters and digits")
+    with transaction.atomic():
+        table = _lock(table_id)
+        receipt = ActionReceipt.objects.filter(table=table, action_id=action_id).first()
+        if receipt is not None:
+            return Outcome(receipt.version, duplicate=True)
+        state = load_state(table)
+        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < len(state.seats):
+            raise TableError("bad_action", "there is no such seat")
+        if not holder.holds(state.seats[seat]):
+            raise TableError("not_your_seat", "that is not your seat")
+        hand = state.hand
+        if table.status != Table.Status.PLAYING or hand is None or hand.complete:
+            raise TableError("hand_over", "no hand is being played")
+        hand_seat = state.hand_seat(seat)
+        if hand_seat is None:
+            raise TableError("out", "you are out of this rubber")
+        data = {key: value for key, value in payload.items() if key != "auto"}
+        data["seat"] = hand_seat
+        if "target" in data:
+            target = data["target"]
+            if isinstance(target, int) and not isinstance(target, bool):
+                mapped = state.hand_seat(target)
+                data["target"] = mapped if mapped is not None else -1
+        try:
+            action = parse_action(data, hand.n)
+        except BadRecord as error:
+            raise TableError("bad_action", error.message) from None
+        now = timezone.now()
+        _apply(state, action, now)
+        version = _save(state, now)
+        ActionReceipt.objects.create(table=table, action_id=action_id, version=version)
+        return Outcome(version)
+
+
+def ready(table_id: int, holder: Holder, seat: int) -> int:
+    """A player is done with the laundry; when every seat is, the window closes early."""
+    with transaction.atomic():
+        table = _lock(table_id)
+        state = load_state(table)
+        if not 0 <= seat < len(state.seats) or not holder.holds(state.seats[seat]):
+            raise TableError("not_your_seat", "that is not your seat")
+        now = timezone.now()
+        if not state.laundry_open(now):
+            raise TableError("laundry_closed", "the laundry is over")
+        _mark_ready(state, seat)
+        return _save(state, now)
+
+
+def _mark_ready(state: TableState, seat: int) -> None:
+    table = state.table
+    if seat not in table.laundry_ready:
+        table.laundry_ready = [*table.laundry_ready, seat]
+    if all(s in table.laundry_ready for s in state.hand_seats):
+        table.laundry_until = None
+
+
+def _apply(state: TableState, action: Action, now: datetime) -> None:
+    """The table's own rules around the engine's, then the engine, then the stored record."""
+    hand, row, table = state.hand, state.hand_row, state.table
+    assert hand is not None and row is not None
+    laundry_open = state.laundry_open(now)
+    if action.act in LAUNDRY_ACTS and not laundry_open:
+        raise TableError(f"cannot_{action.act}", "the laundry window has closed")
+    if action.act not in LAUNDRY_ACTS and laundry_open:
+        raise TableError("laundry_open", "wait: the laundry is still open")
+    if action.act not in LAUNDRY_ACTS and hand.laundry:
+        # The window closed without an action: the engine's laundry ends with this one.
+        table.laundry_until = None
+    was_awaiting = bool(hand.awaiting)
+    try:
+        hand.apply(action)
+    except IllegalAction as error:
+        raise TableError(error.code, error.message) from None
+    row.record["actions"].append(action.to_json())
+    row.save(update_fields=["record"])
+    if action.act == "exchange":
+        table.laundry_until = max(
+            table.laundry_until or now, now + timedelta(seconds=seconds("TOEPEN_CHALLENGE_SECONDS"))
+        )
+        # Computer players look again (to challenge it); people who said ready stay ready.
+        exchanger = state.table_seat(action.seat)
+        table.laundry_ready = [
+            s for s in table.laundry_ready if s != exchanger and not state.seats[s].bot_level
+        ]
+    if hand.awaiting and not was_awaiting:
+        table.awaiting_since = now
+    elif not hand.awaiting:
+        table.awaiting_since = None
+    if hand.complete:
+        _finish_hand(state, now)
+
+
+# -- deadlines ----------------------------------------------------------------------------------
+
+Work = Callable[[], None]
+
+
+def _pending(state: TableState, now: datetime) -> list[tuple[datetime, Work]]:
+    """Everything the table will do by itself, each with its moment (one source for both the
+    stored deadline and firing it, so the two can never disagree)."""
+    table, hand = state.table, state.hand
+    if table.status != Table.Status.PLAYING or state.rubber is None:
+        return []
+    changed = table.changed_at
+    bot_at = changed + timedelta(seconds=seconds("TOEPEN_BOT_SECONDS"))
+    if hand is None or hand.complete:
+        if state.rubber.over:
+            return []
+        between = changed + timedelta(seconds=seconds("TOEPEN_BETWEEN_HANDS_SECONDS"))
+        return [(between, lambda: _deal(state, now))]
+    items: list[tuple[datetime, Work]] = []
+    if table.laundry_until is not None and hand.laundry:
+        items.append((table.laundry_until, lambda: _close_laundry(state)))
+        for hand_seat in range(hand.n):
+            seat = state.seats[state.table_seat(hand_seat)]
+            if seat.bot_level and seat.index not in table.laundry_ready:
+                items.append((bot_at, _bot_laundry_work(state, seat, now)))
+        return items
+    due = hand.due()
+    if hand.awaiting and state.rules.response_order == "simultaneous":
+        since = table.awaiting_since or changed
+        window = since + timedelta(seconds=state.rules.response_seconds)
+        items.append((window, lambda: _close_answers(state, now)))
+        items += [
+            (bot_at, _seat_work(state, hand_seat, now))
+            for hand_seat in due
+            if state.seats[state.table_seat(hand_seat)].bot_level
+        ]
+        return items
+    for hand_seat in due:
+        seat = state.seats[state.table_seat(hand_seat)]
+        if seat.bot_level:
+            items.append((bot_at, _seat_work(state, hand_seat, now)))
+            continue
+        when = changed + timedelta(seconds=seconds("TOEPEN_TURN_SECONDS"))
+        if state.is_away(seat, now):
+            last_seen = seat.last_seen or changed
+            grace = last_seen + timedelta(seconds=seconds("TOEPEN_GRACE_SECONDS"))
+            when = min(when, max(bot_at, grace))
+        items.append((when, _seat_work(state, hand_seat, now, auto=True)))
+    return items
+
+
+def next_deadline(state: TableState, now: datetime) -> datetime | None:
+    items = _pending(state, now)
+    return min(when for when, _ in items) if items else None
+
+
+def _close_laundry(state: TableState) -> None:
+    state.table.laundry_until = None
+
+
+def _close_answers(state: TableState, now: datetime) -> None:
+    """The simultaneous window closed: whoever has not answered stays (rules.md 3.5)."""
+    hand = state.hand
+    assert hand is not None
+    for hand_seat in list(hand.awaiting):
+        _apply(state, Action(hand_seat, "stay", auto=True), now)
+
+
+def _bot_laundry_work(state: TableState, seat: Seat, now: datetime) -> Work:
+    def work() -> None:
+        hand_seat = state.hand_seat(seat.index)
+        assert hand_seat is not None
+        observation = state.observe(seat.index)
+        assert observation is not None
+        action = autoplay.bot_action(seat.bot_level, observation, state.rules, laundry=True)
+        if action is not None:
+            _apply(state, action, now)
+        _mark_ready(state, seat.index)
+
+    return work
+
+
+def _seat_work(state: TableState, hand_seat: int, now: datetime, auto: bool = False) -> Work:
+    def work() -> None:
+        table_seat = state.table_seat(hand_seat)
+        observation = state.observe(table_seat)
+        assert observation is not None
+        seat = state.seats[table_seat]
+        if auto:
+            action = autoplay.auto_action(observation).as_auto()
+        else:
+            action = autoplay.bot_action(seat.bot_level, observation, state.rules)
+            if action is None:
+                action = autoplay.auto_action(observation)
+        _apply(state, action, now)
+
+    return work
+
+
+def fire_deadline(table_id: int, now: datetime | None = None) -> bool:
+    """Do what the table must do by itself at `now`; True when it changed."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        table = _lock(table_id)
+        if table.deadline_at is None or table.deadline_at > now:
+            return False
+        state = load_state(table)
+        due = [(when, work) for when, work in _pending(state, now) if when <= now]
+        if not due:
+            _save(state, now, changed=False)
+            return False
+        _, work = min(due, key=lambda item: item[0])
+        try:
+            with transaction.atomic():
+                work()
+                _save(state, now)
+        except TableError:
+            # Should not happen (the plan and the engine agree); never spin on it: retry later.
+            log.exception("table %s: a deadline could not be carried out", table_id)
+            Table.objects.filter(pk=table_id).update(deadline_at=now + timedelta(seconds=5))
+            return False
+        return True
+
+
+def due_tables(now: datetime | None = None) -> list[int]:
+    now = now or timezone.now()
+    return list(
+        Table.objects.filter(deadline_at__lte=now)
+        .order_by("deadline_at")
+        .values_list("pk", flat=True)[:100]
+    )
+
+
+def guest_holder(guest: Guest | None, key: str) -> Holder:
+    return Holder(guest_id=guest.pk if guest else None, key=key)

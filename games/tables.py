@@ -1,0 +1,118 @@
+"""A table's state as the engine sees it, rebuilt from the database, and who is looking at it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from games.conf import seconds
+from games.engine import Hand, HouseRules, Observation, observe, parse_record
+from games.engine.rubber import Rubber as EngineRubber
+from games.models import PlayedHand, Rubber, Seat, Table
+
+
+@dataclass(frozen=True)
+class Holder:
+    """Who a request or a websocket speaks for: a member, a guest, and the browser's seat key."""
+
+    user_id: int | None = None
+    guest_id: int | None = None
+    key: str = ""
+
+    def holds(self, seat: Seat) -> bool:
+        if seat.bot_level or not seat.holder_key:
+            return False
+        if self.key and seat.holder_key == self.key:
+            return True
+        if self.user_id is not None and seat.user_id == self.user_id:
+            return True
+        return self.guest_id is not None and seat.guest_id == self.guest_id
+
+
+@dataclass
+class TableState:
+    table: Table
+    seats: list[Seat]
+    rubber: Rubber | None = None
+    hand_row: PlayedHand | None = None
+    hand: Hand | None = None
+    # hand seat -> table seat, for the current hand
+    hand_seats: list[int] = field(default_factory=list)
+
+    @property
+    def rules(self) -> HouseRules:
+        return self.table.rules()
+
+    def hand_seat(self, table_seat: int) -> int | None:
+        try:
+            return self.hand_seats.index(table_seat)
+        except ValueError:
+            return None
+
+    def table_seat(self, hand_seat: int) -> int:
+        return self.hand_seats[hand_seat]
+
+    def held_by(self, holder: Holder) -> list[int]:
+        return [seat.index for seat in self.seats if holder.holds(seat)]
+
+    def observe(self, table_seat: int | None) -> Observation | None:
+        if self.hand is None:
+            return None
+        hand_seat = None if table_seat is None else self.hand_seat(table_seat)
+        if table_seat is not None and hand_seat is None:
+            # A player who is out of the rubber watches like a spectator.
+            return observe(self.hand, None)
+        return observe(self.hand, hand_seat)
+
+    def engine_rubber(self) -> EngineRubber:
+        assert self.rubber is not None
+        rubber = EngineRubber(
+            self.rules,
+            list(self.rubber.players),
+            dealer=self.rubber.dealer,
+            lives=list(self.rubber.lives),
+            number=self.rubber.number,
+            over=self.rubber.over,
+        )
+        if self.hand is not None:
+            rubber.hand = self.hand
+            rubber.hand_seats = tuple(self.hand_seats)
+        return rubber
+
+    def laundry_open(self, now: datetime) -> bool:
+        """The table's laundry window: open while the engine's laundry is and time is left."""
+        until = self.table.laundry_until
+        return (
+            self.hand is not None
+            and self.hand.laundry
+            and not self.hand.complete
+            and until is not None
+            and now < until
+        )
+
+    def is_away(self, seat: Seat, now: datetime) -> bool:
+        if seat.bot_level:
+            return False
+        if seat.last_seen is None:
+            return True
+        return now - seat.last_seen > timedelta(seconds=seconds("TOEPEN_PRESENCE_SECONDS"))
+
+
+def load_state(table: Table) -> TableState:
+    """Rebuild the table from the database: its seats, rubber, and the hand replayed."""
+    seats = list(Seat.objects.filter(table=table).order_by("index"))
+    state = TableState(table=table, seats=seats)
+    rubber = Rubber.objects.filter(table=table).order_by("-number").first()
+    if rubber is None:
+        return state
+    state.rubber = rubber
+    hand_row = PlayedHand.objects.filter(rubber=rubber).order_by("-number").first()
+    if hand_row is None:
+        return state
+    state.hand_row = hand_row
+    state.hand_seats = list(hand_row.seats)
+    hand, actions = parse_record(hand_row.record)
+    for action in actions:
+        hand.apply(action)
+    state.hand = hand
+    return state

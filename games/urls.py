@@ -1,0 +1,14 @@
+from django.urls import path
+
+from games import views
+
+app_name = "games"
+
+urlpatterns = [
+    path("play/", views.play_code, name="play"),
+    path("clubs/<slug:slug>/tables/new/", views.table_new, name="new"),
+    path("t/<str:code>/", views.table_page, name="table"),
+    path("t/<str:code>/join/", views.table_join, name="join"),
+    path("t/<str:code>/start/", views.table_start, name="start"),
+    path("t/<str:code>/seats/<int:index>/leave/", views.table_leave, name="leave"),
+]
