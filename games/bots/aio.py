@@ -1,0 +1,53 @@
+"""Deciding without blocking the server's event loop.
+
+A Strong decision is ~200 ms of pure Python. In a thread it would still hold the GIL and the
+loop would only get it back at each switch interval (5 ms), so the search runs in a separate
+process. The bot's memory is read in the calling process first (cheap, and it must see every
+observation in order); the worker gets a copy of the bot, decides, and returns the action.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import copy
+import multiprocessing
+from concurrent.futures import Executor, ProcessPoolExecutor
+
+from games.engine import Action, HouseRules, Observation
+
+from .base import Bot
+
+_pool: ProcessPoolExecutor | None = None
+
+
+def shared_pool(workers: int = 1) -> ProcessPoolExecutor:
+    """One process pool for every table's bots (created on first use, shut down at exit).
+
+    "spawn" rather than fork: the server process holds sockets and threads a fork would copy."""
+    global _pool
+    if _pool is None:
+        _pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+        atexit.register(_pool.shutdown, wait=False, cancel_futures=True)
+    return _pool
+
+
+def _choose(bot: Bot, obs: Observation, rules: HouseRules) -> Action | None:
+    return bot.decide(obs, rules)
+
+
+async def decide_async(
+    bot: Bot, obs: Observation, rules: HouseRules, executor: Executor | None = None
+) -> Action | None:
+    """`bot.decide` off the event loop. Levels that do not search answer in place (microseconds);
+    Strong runs in `executor` (default: `shared_pool()`)."""
+    if not obs.legal:
+        return None
+    if not getattr(bot, "searches", False):
+        return bot.decide(obs, rules)
+    bot.notice(obs)
+    worker = copy.copy(bot)
+    # Each decision gets its own seed, so the parent's generator moves on as if it had decided.
+    worker.rng = type(bot.rng)(bot.rng.getrandbits(64))
+    loop = asyncio.get_running_loop()
+    return await loop.run_in_executor(executor or shared_pool(), _choose, worker, obs, rules)

@@ -1,0 +1,193 @@
+"""Strong: flat Monte Carlo over determinized hands.
+
+For each decision: deal the hidden cards many times consistently with what the seat has seen
+(`world.Knowledge`), replay the hand onto each deal with the engine, try every candidate action
+on a copy and play it out (`rollout.play_out`), and take the action with the best weighted mean
+outcome. Every candidate is tried on the same deals with the same playout randomness, so their
+difference is measured with far less noise than their values.
+
+The outcome is counted in lives, weighed by the rubber: a life of its own counts 1, a life lost
+by an opponent `OTHERS_WEIGHT` shared among them (it brings them closer to going out first),
+and going out itself costs `OUT_PENALTY` more (first_out: it has lost the rubber).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from typing import Final
+
+from games.engine import Action, Hand, HouseRules, Observation
+
+from .base import is_due, view_of
+from .judge import win_chance
+from .rollout import Style, play_out
+from .simple import Normal, _answering, _find
+from .world import Knowledge, sample_world
+
+DEFAULT_BUDGET: Final = 0.2  # seconds of search per decision; keeps p95 under 300 ms
+OTHERS_WEIGHT: Final = 0.6
+OUT_PENALTY: Final = 4.0
+OTHER_OUT_BONUS: Final = 1.5
+# Playouts price a knock as Normal-like seats would answer it; a searching table answers more
+# boldly, so a knock must beat playing on by this many lives before it is made. Without it
+# three Strong players knock each other up to stakes of 5 and 6 and lose to a cautious player.
+KNOCK_MARGIN: Final = 0.25  # per unit of the stake before the knock
+# A hand that costs several lives at once is worse than its mean: the rubber is lost by the
+# first to run out, so swings hurt. Each life lost in a hand costs this much more per life.
+SWING: Final = 0.15
+MIN_WORLDS: Final = 24
+MAX_WORLDS: Final = 400
+
+
+class Strong(Normal):
+    """Searches; takes Normal's laundry and announcement habits, which a search prices poorly."""
+
+    level = "strong"
+    searches = True
+
+    def __init__(self, seed: int | None = None, budget: float = DEFAULT_BUDGET) -> None:
+        super().__init__(seed)
+        self.budget = budget
+        self.last_worlds = 0
+
+    def choose(self, obs: Observation, rules: HouseRules) -> Action | None:
+        if obs.laundry_open:
+            action = self.laundry(obs)
+            if action is not None:
+                return action
+        announce = _find(obs, "announce")
+        if announce is not None and self._once("announce", self.whistle_chance):
+            return announce
+        due = is_due(obs)
+        candidates: list[Action | None]
+        if due:
+            candidates = [a for a in obs.legal if a.act in ("play", "stay", "fold", "knock")]
+            if _answering(obs):
+                candidates = [a for a in candidates if a.act in ("stay", "fold")]
+        else:
+            knock = _find(obs, "knock")
+            # Out of turn, search only when a knock could be worth it: most offers are not.
+            if knock is None or win_chance(view_of(obs)) < 0.6:
+                return None
+            candidates = [None, knock]
+        if len(candidates) == 1:
+            return candidates[0]
+        return self.search(obs, rules, candidates)
+
+    def styles(self, obs: Observation) -> list[Style]:
+        """How each seat will play in the playouts: by its habits where they are plain."""
+        styles = []
+        for s, name in enumerate(obs.players):
+            if s == obs.seat:
+                styles.append(Style())
+                continue
+            habits = self.memory.of(name)
+            answers: str = "judge"
+            if habits.answers >= 4:
+                if habits.folds >= 0.95 * habits.answers:
+                    answers = "fold"
+                elif habits.folds <= 0.05 * habits.answers:
+                    answers = "stay"
+            knocks: str = "judge"
+            if habits.hands >= 3 and habits.knock_rate() > 1.5:
+                knocks = "always"
+            elif habits.hands >= 6 and habits.knocks == 0:
+                knocks = "never"
+            # Judging alone folds about 55% of answers at this table's usual stakes.
+            bias = 0.8 * (0.55 - habits.fold_rate())
+            styles.append(Style(answers, knocks, stay_bias=bias))  # type: ignore[arg-type]
+        return styles
+
+    def search(
+        self, obs: Observation, rules: HouseRules, candidates: list[Action | None]
+    ) -> Action | None:
+        start = time.perf_counter()
+        deadline = start + self.budget
+        me = obs.seat
+        assert me is not None
+        names = obs.players
+
+        def clean_belief(seat: int) -> float:
+            return 1.0 - self.memory.of(names[seat]).dirty_rate()
+
+        def knock_belief(seat: int) -> float:
+            return min(0.9, max(0.0, 1.2 - self.memory.of(names[seat]).knock_rate()))
+
+        def stay_belief(seat: int) -> float:
+            return 0.8 * self.memory.of(names[seat]).fold_rate()
+
+        knowledge = Knowledge(obs, rules, clean_belief, knock_belief, stay_belief)
+        styles = self.styles(obs)
+        k = len(candidates)
+        total_w = 0.0
+        sums = [0.0] * k
+        squares = [0.0] * k
+        playout_rng = random.Random()
+        worlds = 0
+        failures = 0
+        while worlds < MAX_WORLDS:
+            sampled = sample_world(knowledge, self.rng)
+            if sampled is None:
+                failures += 1
+                if failures > 5:
+                    break
+                continue
+            world, weight = sampled
+            seed = self.rng.getrandbits(32)
+            for i, candidate in enumerate(candidates):
+                branch = world.copy()
+                if candidate is not None:
+                    branch.apply(candidate)
+                playout_rng.seed(seed)
+                play_out(branch, styles, playout_rng)
+                value = _value(branch, me, rules.end_condition == "first_out")
+                sums[i] += weight * value
+                squares[i] += weight * value * value
+            total_w += weight
+            worlds += 1
+            if time.perf_counter() >= deadline:
+                break
+            if worlds >= MIN_WORLDS and worlds % 8 == 0 and _settled(sums, squares, total_w):
+                break
+        self.last_worlds = worlds
+        if total_w <= 0.0:
+            return self.fallback(obs, rules, candidates)
+        margins = [
+            KNOCK_MARGIN * obs.stake * total_w if c is not None and c.act == "knock" else 0.0
+            for c in candidates
+        ]
+        best = max(range(k), key=lambda i: sums[i] - margins[i])
+        return candidates[best]
+
+    def fallback(
+        self, obs: Observation, rules: HouseRules, candidates: list[Action | None]
+    ) -> Action | None:
+        """Normal's choice, should no consistent world be found (it should not happen)."""
+        action = Normal.choose(self, obs, rules)
+        return action if action in candidates else candidates[0]
+
+
+def _value(world: Hand, me: int, first_out: bool) -> float:
+    lost = world.lost
+    n = world.n
+    others = sum(lost) - lost[me]
+    mine = lost[me]
+    value = -mine - SWING * mine * mine + OTHERS_WEIGHT * others / max(1, n - 1)
+    if world.lives[me] == 0 and lost[me] > 0:
+        value -= OUT_PENALTY
+    elif first_out and any(world.lives[s] == 0 and lost[s] > 0 for s in range(n) if s != me):
+        value += OTHER_OUT_BONUS
+    return value
+
+
+def _settled(sums: list[float], squares: list[float], total: float) -> bool:
+    """The best candidate leads the runner-up by well over the noise."""
+    means = [s / total for s in sums]
+    order = sorted(range(len(means)), key=lambda i: means[i], reverse=True)
+    best, second = order[0], order[1]
+    spread = max(squares[i] / total - means[i] ** 2 for i in (best, second))
+    # A rough effective count: weights near 1 make it close to the number of worlds.
+    error = math.sqrt(max(spread, 1e-9) / max(total, 1.0))
+    return means[best] - means[second] > 4.0 * error
