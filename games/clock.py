@@ -38,6 +38,18 @@ def ensure_started() -> None:
     _task = loop.create_task(_run(), name="toepen-table-clock")
 
 
+def start_with_server() -> None:
+    """Under daphne (whose twisted reactor runs the asyncio loop), start the clock at start-up."""
+    import sys
+
+    if "twisted.internet.reactor" not in sys.modules:
+        return
+    from twisted.internet import reactor
+
+    # Startup callbacks run just before the asyncio loop does: start one tick later, inside it.
+    reactor.callWhenRunning(reactor.callLater, 0, ensure_started)  # type: ignore[attr-defined]
+
+
 def poke() -> None:
     """A deadline may have moved: wake the clock (callable from any thread)."""
     loop, wake = _loop, _wake

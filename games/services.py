@@ -317,9 +317,9 @@ def _deal(state: TableState, now: datetime) -> None:
     table = state.table
     table.laundry_ready = []
     table.awaiting_since = now if hand.awaiting else None
-    table.laundry_until = (
-        now + timedelta(seconds=seconds("TOEPEN_LAUNDRY_SECONDS")) if hand.laundry else None
-    )
+    window = seconds("TOEPEN_LAUNDRY_SECONDS")
+    # No window (0 seconds, or rules without laundry): the first card may come at once.
+    table.laundry_until = now + timedelta(seconds=window) if hand.laundry and window > 0 else None
 
 
 def _finish_hand(state: TableState, now: datetime) -> None:

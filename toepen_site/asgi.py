@@ -11,6 +11,7 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
+from games.clock import start_with_server  # noqa: E402
 from games.routing import websocket_urlpatterns  # noqa: E402
 
 application = ProtocolTypeRouter(
@@ -21,3 +22,7 @@ application = ProtocolTypeRouter(
         ),
     }
 )
+
+# Daphne has no lifespan events: start the table clock as soon as its loop runs, so pending
+# deadlines fire after a restart even before any phone reconnects.
+start_with_server()

@@ -138,7 +138,19 @@ if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL]},
+            # redis-py 8 times sockets out after 5 s by default, which cuts channels-redis's
+            # blocking receive (itself 5 s) on every idle socket (channels_redis issue 422):
+            # give reads room beyond the blocking pop, and still notice a dead server.
+            "CONFIG": {
+                "hosts": [
+                    {
+                        "address": REDIS_URL,
+                        "socket_timeout": envint("REDIS_SOCKET_TIMEOUT", 30),
+                        "socket_connect_timeout": 5,
+                        "health_check_interval": 30,
+                    }
+                ]
+            },
         }
     }
 else:

@@ -1,0 +1,209 @@
+"""The websocket edge: who may connect, and what a bad frame gets (an error there, no change)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from channels.db import database_sync_to_async
+from channels.testing import WebsocketCommunicator
+
+from games import services
+from games.models import Table
+from tests.live.conftest import ORIGIN, Club4, Phone, aseat_people, connect, guest, live_attrs
+from toepen_site.asgi import application
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
+
+
+@database_sync_to_async
+def started_table(klaver: Club4, allow_spectators: bool = True) -> Table:
+    table = services.create_table(
+        club=klaver.club,
+        user=klaver.anna.user,
+        bots={2: "easy", 3: "easy"},
+        allow_spectators=allow_spectators,
+        holder_key=klaver.anna.holder_key,
+    )
+    from tests.live.conftest import seat_people
+
+    seat_people(table.pk, [(1, klaver.bram)])
+    services.start_rubber(table.pk, klaver.anna.user)
+    return Table.objects.get(pk=table.pk)
+
+
+@database_sync_to_async
+def version_of(table: Table) -> int:
+    return Table.objects.get(pk=table.pk).version
+
+
+async def refused(phone: Phone, frame: object, text: str) -> None:
+    await phone.send(frame if isinstance(frame, str) else json.dumps(frame))
+    reply = await phone.receive()
+    assert 'id="table-error"' in reply and "table-live" not in reply
+    assert text in reply, reply
+
+
+async def test_bad_frames_get_an_error_on_that_socket_only_and_change_nothing(
+    klaver: Club4,
+) -> None:
+    table = await started_table(klaver)
+    anna = await connect(klaver.anna, table.code)
+    bram = await connect(klaver.bram, table.code)
+    await anna.drain()
+    await bram.drain()
+    before = await version_of(table)
+
+    await refused(anna, "knock please", "not JSON")
+    await refused(anna, "[1, 2]", "JSON object")
+    await refused(anna, {"act": "shout", "seat": 0, "id": "a1"}, "unknown act")
+    await refused(anna, {"act": "knock", "seat": 1, "id": "a2"}, "not your seat")
+    await refused(anna, {"act": "knock", "seat": "0", "id": "a3"}, "not your seat")
+    await refused(anna, {"act": "knock", "seat": 0}, "needs an id")
+    await refused(anna, {"act": "play", "seat": 0, "card": "11H", "id": "a4"}, "not one of the 32")
+    await refused(anna, {"type": "teleport"}, "unknown frame type")
+    await refused(anna, {"act": "knock", "seat": 0, "id": "x" * 5000}, "too large")
+    await anna.communicator.send_to(bytes_data=b"\x00\x01")
+    assert "frames must be text" in await anna.receive()
+
+    assert await version_of(table) == before
+    assert await bram.communicator.receive_nothing(timeout=0.3)
+    await anna.close()
+    await bram.close()
+
+
+async def test_an_illegal_move_is_refused_with_the_engines_reason(klaver: Club4) -> None:
+    table = await started_table(klaver)
+    anna = await connect(klaver.anna, table.code)
+    before = await version_of(table)
+    # Whoever is not due to play tries a card that is not even hers.
+    await refused(anna, {"act": "play", "seat": 0, "card": "10H", "id": "b1"}, "")
+    reply = anna.frames[-1]
+    assert any(
+        reason in reply
+        for reason in ("not your turn", "do not hold", "answers", "laundry", "must follow")
+    ), reply
+    assert await version_of(table) == before
+    await anna.close()
+
+
+async def test_too_many_frames_a_second_are_refused_and_a_flood_closes_the_socket(
+    klaver: Club4,
+) -> None:
+    table = await started_table(klaver)
+    anna = await connect(klaver.anna, table.code)
+    await anna.drain()
+    for _ in range(12):
+        await anna.send({"type": "sync"})
+    replies = await anna.drain(timeout=0.5)
+    assert any("slow down" in reply for reply in replies)
+    for _ in range(40):
+        await anna.send({"type": "sync"})
+    closed = False
+    for _ in range(80):
+        message = await anna.communicator.receive_output(timeout=2)
+        if message["type"] == "websocket.close":
+            assert message["code"] == 4429
+            closed = True
+            break
+    assert closed
+
+
+async def test_a_repeated_action_id_is_applied_once(klaver: Club4) -> None:
+    table = await started_table(klaver)
+    bram = await connect(klaver.bram, table.code)
+
+    @database_sync_to_async
+    def knock_frame() -> dict | None:
+        from games.tables import load_state
+
+        state = load_state(Table.objects.get(pk=table.pk))
+        assert state.hand is not None
+        seat = state.hand_seat(1)
+        if any(a.act == "knock" for a in state.hand.legal_actions(seat)):
+            return {"act": "knock", "seat": 1, "id": "same-id-twice"}
+        return None
+
+    frame = await knock_frame()
+    assert frame is not None, "Bram may knock at the start of a hand"
+    before = await version_of(table)
+    await bram.send(frame)
+    await bram.send(frame)
+    await bram.drain(timeout=0.5)
+    after = await version_of(table)
+    from games.models import PlayedHand
+
+    actions = await database_sync_to_async(
+        lambda: PlayedHand.objects.filter(rubber__table=table).latest("number").record["actions"]
+    )()
+    assert sum(1 for a in actions if a == {"seat": 1, "act": "knock"}) == 1
+    assert after > before
+    await bram.close()
+
+
+async def test_a_foreign_origin_is_refused(klaver: Club4) -> None:
+    table = await started_table(klaver)
+    communicator = WebsocketCommunicator(
+        application,
+        f"/ws/tables/{table.code}/",
+        headers=[(b"cookie", klaver.anna.cookie()), (b"origin", b"https://evil.example")],
+    )
+    connected, _ = await communicator.connect(timeout=5)
+    assert not connected
+
+
+async def test_only_seated_players_and_watching_members_may_connect(klaver: Club4) -> None:
+    table = await started_table(klaver)
+    # Eva is not a member and has no seat.
+    eva = WebsocketCommunicator(
+        application, f"/ws/tables/{table.code}/", headers=[(b"cookie", klaver.eva.cookie()), ORIGIN]
+    )
+    assert not (await eva.connect(timeout=5))[0]
+    # Anyone without a session at all.
+    stranger = WebsocketCommunicator(application, f"/ws/tables/{table.code}/", headers=[ORIGIN])
+    assert not (await stranger.connect(timeout=5))[0]
+    # A table code that does not exist.
+    nowhere = WebsocketCommunicator(
+        application, "/ws/tables/NOPE42/", headers=[(b"cookie", klaver.anna.cookie()), ORIGIN]
+    )
+    assert not (await nowhere.connect(timeout=5))[0]
+    # Cas is a member: he may watch this table.
+    cas = await connect(klaver.cas, table.code)
+    assert 'data-active=""' in cas.frames[0]
+    await cas.close()
+
+
+async def test_members_may_not_watch_a_table_that_does_not_allow_it(klaver: Club4) -> None:
+    table = await started_table(klaver, allow_spectators=False)
+    cas = WebsocketCommunicator(
+        application, f"/ws/tables/{table.code}/", headers=[(b"cookie", klaver.cas.cookie()), ORIGIN]
+    )
+    assert not (await cas.connect(timeout=5))[0]
+
+
+async def test_a_guest_with_a_seat_plays_from_her_session(klaver: Club4) -> None:
+    table = await database_sync_to_async(services.create_table)(
+        club=klaver.club,
+        user=klaver.anna.user,
+        bots={2: "easy", 3: "easy"},
+        holder_key=klaver.anna.holder_key,
+    )
+    fenna = await database_sync_to_async(guest)("Fenna")
+    await aseat_people(table.pk, [(1, fenna)])
+    phone = await connect(fenna, table.code)
+    assert 'data-seat="1"' in phone.frames[0]
+    assert "is-mine" in phone.frames[0]
+    await phone.close()
+
+
+async def test_a_reconnecting_phone_gets_the_full_current_view(klaver: Club4) -> None:
+    table = await started_table(klaver)
+    anna = await connect(klaver.anna, table.code)
+    await anna.close()
+    again = await connect(klaver.anna, table.code)
+    attrs = live_attrs(again.frames[0])
+    assert int(attrs["version"]) == await version_of(table)
+    assert attrs["hand"] == "1"
+    await again.send({"type": "sync"})
+    assert live_attrs(await again.receive())["version"] == attrs["version"]
+    await again.close()

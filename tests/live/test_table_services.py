@@ -1,0 +1,357 @@
+"""The service layer: one truth in the database, refusals, simultaneous actions, and timers."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+import threading
+import uuid
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from django.utils import timezone
+
+from clubs.models import HouseRuleProfile
+from games import clock, services
+from games.engine import HouseRules
+from games.models import PlayedHand, Seat, Table
+from games.services import TableError
+from games.tables import Holder, load_state
+from tests.live.conftest import Club4, seat_people
+
+pytestmark = pytest.mark.django_db(transaction=True)
+REPO = Path(__file__).resolve().parents[2]
+
+
+def holder(person) -> Holder:
+    return Holder(user_id=person.user.pk, key=person.holder_key)
+
+
+def four_people_table(klaver: Club4, rules: HouseRules | None = None, **kwargs) -> Table:
+    profile = None
+    if rules is not None:
+        profile = HouseRuleProfile.objects.create(
+            club=klaver.club, name="test rules", rules_json=rules.to_json()
+        )
+    table = services.create_table(
+        club=klaver.club, user=klaver.anna.user, profile=profile, holder_key=klaver.anna.holder_key
+    )
+    seat_people(table.pk, [(1, klaver.bram), (2, klaver.cas), (3, klaver.dirk)])
+    services.start_rubber(table.pk, klaver.anna.user)
+    return Table.objects.get(pk=table.pk)
+
+
+def people(klaver: Club4) -> dict:
+    return {0: klaver.anna, 1: klaver.bram, 2: klaver.cas, 3: klaver.dirk}
+
+
+def state_of(table: Table):
+    return load_state(Table.objects.get(pk=table.pk))
+
+
+def act(klaver: Club4, table: Table, seat: int, **payload) -> services.Outcome:
+    return services.act(table.pk, holder(people(klaver)[seat]), seat, payload, uuid.uuid4().hex)
+
+
+def record_actions(table: Table) -> list[dict]:
+    return PlayedHand.objects.filter(rubber__table=table).latest("number").record["actions"]
+
+
+def test_two_knocks_at_the_same_instant_give_one_accepted_and_one_refused(klaver: Club4) -> None:
+    table = four_people_table(klaver)
+    state = state_of(table)
+    knockers = [
+        s
+        for s in range(4)
+        if any(a.act == "knock" for a in state.hand.legal_actions(state.hand_seat(s)))
+    ]
+    assert len(knockers) >= 2
+    first, second = knockers[:2]
+    barrier = threading.Barrier(2)
+    outcomes: dict[int, object] = {}
+
+    def knock(seat: int) -> None:
+        from django.db import connection
+
+        barrier.wait()
+        try:
+            outcomes[seat] = act(klaver, table, seat, act="knock")
+        except TableError as error:
+            outcomes[seat] = error
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=knock, args=(seat,)) for seat in (first, second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    accepted = [o for o in outcomes.values() if isinstance(o, services.Outcome)]
+    refused = [o for o in outcomes.values() if isinstance(o, TableError)]
+    assert len(accepted) == 1 and len(refused) == 1
+    assert refused[0].code == "answers_awaited"
+    assert [a["act"] for a in record_actions(table)] == ["knock"]
+    # The state in the database is whole: it replays, and the stake is 2.
+    assert state_of(table).hand.stake == 2
+
+
+def test_a_knock_and_a_card_at_the_same_instant_never_corrupt_the_hand(klaver: Club4) -> None:
+    table = four_people_table(klaver)
+    state = state_of(table)
+    leader = state.table_seat(state.hand.due()[0])
+    card = next(a for a in state.hand.legal_actions(state.hand_seat(leader)) if a.act == "play")
+    other = next(
+        s
+        for s in range(4)
+        if s != leader
+        and any(a.act == "knock" for a in state.hand.legal_actions(state.hand_seat(s)))
+    )
+    barrier = threading.Barrier(2)
+    results: list[object] = []
+
+    def go(seat: int, payload: dict) -> None:
+        from django.db import connection
+
+        barrier.wait()
+        try:
+            results.append(act(klaver, table, seat, **payload))
+        except TableError as error:
+            results.append(error)
+        finally:
+            connection.close()
+
+    play = {"act": "play", "card": card.to_json()["card"]}
+    threads = [
+        threading.Thread(target=go, args=(leader, play)),
+        threading.Thread(target=go, args=(other, {"act": "knock"})),
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    # Both may be legal in either order; whatever happened replays from the database.
+    stored = record_actions(table)
+    accepted = sum(isinstance(r, services.Outcome) for r in results)
+    assert len(stored) == accepted >= 1
+    assert state_of(table).hand is not None
+
+
+def test_a_stored_hand_replays_to_what_the_table_showed(klaver: Club4, tmp_path: Path) -> None:
+    table = four_people_table(klaver, HouseRules(starting_lives=2))
+    # Play on with the table's own auto player until the first hand is over.
+    for _ in range(200):
+        state = state_of(table)
+        row = PlayedHand.objects.filter(rubber__table=table, number=1).get()
+        if row.complete:
+            break
+        services.fire_deadline(table.pk, timezone.now() + timedelta(hours=1))
+    row = PlayedHand.objects.get(rubber__table=table, number=1)
+    assert row.complete
+    path = tmp_path / "hand.json"
+    path.write_text(json.dumps(row.record))
+    replayed = subprocess.run(
+        [sys.executable, "manage.py", "toepen_replay", str(path)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert json.loads(replayed.stdout) == row.result
+    assert all(action.get("auto") for action in row.record["actions"])
+    assert state is not None
+
+
+def test_the_simultaneous_answer_window_closes_with_stays_marked_auto(klaver: Club4) -> None:
+    rules = HouseRules(response_order="simultaneous", response_seconds=3)
+    table = four_people_table(klaver, rules)
+    state = state_of(table)
+    knocker = next(
+        s
+        for s in range(4)
+        if any(a.act == "knock" for a in state.hand.legal_actions(state.hand_seat(s)))
+    )
+    act(klaver, table, knocker, act="knock")
+    table.refresh_from_db()
+    answered_by = next(s for s in range(4) if s != knocker)
+    act(klaver, table, answered_by, act="fold")
+    assert not services.fire_deadline(table.pk, timezone.now() + timedelta(seconds=1))
+    assert services.fire_deadline(table.pk, timezone.now() + timedelta(seconds=4))
+    actions = record_actions(table)
+    assert actions[0] == {"seat": state.hand_seat(knocker), "act": "knock"}
+    assert actions[1] == {"seat": state.hand_seat(answered_by), "act": "fold"}
+    stays = actions[2:]
+    assert len(stays) == 2 and all(a["act"] == "stay" and a["auto"] for a in stays)
+    assert not state_of(table).hand.awaiting
+
+
+def test_the_turn_clock_plays_the_lowest_card_for_a_player_who_does_nothing(
+    klaver: Club4,
+) -> None:
+    table = four_people_table(klaver)
+    state = state_of(table)
+    due = state.hand.due()[0]
+    hand = state.hand.hands[due]
+    assert not services.fire_deadline(table.pk, timezone.now() + timedelta(seconds=30))
+    assert services.fire_deadline(table.pk, timezone.now() + timedelta(seconds=61))
+    [action] = record_actions(table)
+    assert action["seat"] == due and action["act"] == "play" and action["auto"] is True
+    from games.engine import card_from_token
+
+    assert card_from_token(action["card"]) & 7 == min(card & 7 for card in hand)
+
+
+def test_a_dropped_phone_keeps_its_seat_for_the_grace_period_then_the_table_plays(
+    klaver: Club4,
+    settings,
+) -> None:
+    table = four_people_table(klaver)
+    state = state_of(table)
+    due = state.table_seat(state.hand.due()[0])
+    gone = timezone.now() - timedelta(seconds=40)
+    Seat.objects.filter(table=table, index=due).update(last_seen=gone)
+    # Refresh the deadline as a heartbeat of another phone would.
+    services.mark_seen(table.pk, holder(people(klaver)[(due + 1) % 4]))
+    table.refresh_from_db()
+    # Grace 30 s after she was last seen: already over, so the table acts at once.
+    assert table.deadline_at <= timezone.now() + timedelta(seconds=2)
+    assert services.fire_deadline(table.pk, timezone.now() + timedelta(seconds=2))
+    assert record_actions(table)[-1]["auto"] is True
+
+
+def test_a_player_back_from_away_takes_over_again(klaver: Club4) -> None:
+    table = four_people_table(klaver)
+    state = state_of(table)
+    due = state.table_seat(state.hand.due()[0])
+    Seat.objects.filter(table=table, index=due).update(
+        last_seen=timezone.now() - timedelta(seconds=40)
+    )
+    services.mark_seen(table.pk, holder(people(klaver)[(due + 1) % 4]))
+    away_deadline = Table.objects.get(pk=table.pk).deadline_at
+    services.mark_seen(table.pk, holder(people(klaver)[due]))  # her phone is back
+    back_deadline = Table.objects.get(pk=table.pk).deadline_at
+    assert back_deadline - away_deadline > timedelta(seconds=20)
+    assert not services.fire_deadline(table.pk, timezone.now() + timedelta(seconds=5))
+    assert record_actions(table) == []
+
+
+def test_the_laundry_window_holds_the_first_card_and_closes_by_itself(
+    klaver: Club4,
+    settings,
+) -> None:
+    settings.TOEPEN_LAUNDRY_SECONDS = 10
+    table = four_people_table(klaver)
+    state = state_of(table)
+    leader = state.table_seat(state.hand.due()[0])
+    card = next(a for a in state.hand.legal_actions(state.hand_seat(leader)) if a.act == "play")
+    with pytest.raises(TableError) as early:
+        act(klaver, table, leader, act="play", card=card.to_json()["card"])
+    assert early.value.code == "laundry_open"
+    exchanger = (leader + 1) % 4
+    act(klaver, table, exchanger, act="exchange")
+    assert services.fire_deadline(table.pk, timezone.now() + timedelta(seconds=11))
+    with pytest.raises(TableError) as late:
+        act(klaver, table, leader, act="exchange")
+    assert late.value.code == "cannot_exchange"
+    act(klaver, table, leader, act="play", card=card.to_json()["card"])
+    assert [a["act"] for a in record_actions(table)] == ["exchange", "play"]
+
+
+def test_everyone_ready_closes_the_laundry_window_early(klaver: Club4, settings) -> None:
+    settings.TOEPEN_LAUNDRY_SECONDS = 30
+    table = four_people_table(klaver)
+    for seat in range(4):
+        assert state_of(table).laundry_open(timezone.now())
+        services.ready(table.pk, holder(people(klaver)[seat]), seat)
+    assert not state_of(table).laundry_open(timezone.now())
+
+
+def test_computer_players_play_whole_rubbers_by_themselves(klaver: Club4) -> None:
+    profile = HouseRuleProfile.objects.create(
+        club=klaver.club, name="short", rules_json=HouseRules(starting_lives=3).to_json()
+    )
+    table = services.create_table(
+        club=klaver.club,
+        user=klaver.anna.user,
+        profile=profile,
+        bots={0: "easy", 1: "normal", 2: "strong", 3: "easy"},
+        take_seat=None,
+    )
+    services.start_rubber(table.pk, klaver.anna.user)
+    for _ in range(2000):
+        if Table.objects.get(pk=table.pk).status == "rubber_over":
+            break
+        services.fire_deadline(table.pk, timezone.now() + timedelta(hours=1))
+    table.refresh_from_db()
+    assert table.status == "rubber_over"
+    hands = PlayedHand.objects.filter(rubber__table=table)
+    assert hands.count() >= 1 and all(hand.complete for hand in hands)
+
+
+def test_a_pending_deadline_fires_after_a_restart_with_no_phone(klaver: Club4) -> None:
+    table = four_people_table(klaver)
+    # The "old server" is gone; the deadline it stored is due.
+    Table.objects.filter(pk=table.pk).update(
+        changed_at=timezone.now() - timedelta(seconds=120),
+        deadline_at=timezone.now() - timedelta(seconds=60),
+    )
+
+    async def new_server() -> None:
+        clock.ensure_started()
+        for _ in range(100):
+            await asyncio.sleep(0.05)
+            if await _actions_count(table) > 0:
+                break
+        await clock.stop()
+
+    asyncio.run(new_server())
+    assert record_actions(table)[0]["auto"] is True
+
+
+async def _actions_count(table: Table) -> int:
+    from channels.db import database_sync_to_async
+
+    return await database_sync_to_async(lambda: len(record_actions(table)))()
+
+
+def test_only_the_creator_starts_a_rubber_and_only_with_every_seat_filled(klaver: Club4) -> None:
+    table = services.create_table(
+        club=klaver.club, user=klaver.anna.user, holder_key=klaver.anna.holder_key
+    )
+    with pytest.raises(TableError) as empty:
+        services.start_rubber(table.pk, klaver.anna.user)
+    assert empty.value.code == "seats_free"
+    seat_people(table.pk, [(1, klaver.bram), (2, klaver.cas), (3, klaver.dirk)])
+    with pytest.raises(TableError) as not_creator:
+        services.start_rubber(table.pk, klaver.bram.user)
+    assert not_creator.value.code == "not_allowed"
+    assert not PlayedHand.objects.filter(rubber__table=table).exists()
+
+
+def test_a_non_member_cannot_open_a_table_for_the_club(klaver: Club4) -> None:
+    with pytest.raises(TableError) as refused:
+        services.create_table(club=klaver.club, user=klaver.eva.user)
+    assert refused.value.code == "not_allowed"
+    assert not Table.objects.exists()
+
+
+def test_a_table_keeps_its_rules_when_the_profile_is_edited(klaver: Club4) -> None:
+    profile = HouseRuleProfile.objects.create(
+        club=klaver.club, name="Kroeg", rules_json=HouseRules(starting_lives=15).to_json()
+    )
+    table = services.create_table(
+        club=klaver.club,
+        user=klaver.anna.user,
+        profile=profile,
+        bots={1: "easy", 2: "easy"},
+        seat_count=3,
+        holder_key=klaver.anna.holder_key,
+    )
+    profile.rules_json = HouseRules(starting_lives=5).to_json()
+    profile.save()
+    services.start_rubber(table.pk, klaver.anna.user)
+    assert state_of(table).rubber.lives == [15, 15, 15]
+    assert Table.objects.get(pk=table.pk).rules().starting_lives == 15
