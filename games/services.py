@@ -8,10 +8,11 @@ table themselves, and nothing here knows about requests or sockets.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import random
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -23,7 +24,7 @@ from django.utils import timezone
 
 from accounts.models import Guest, User
 from clubs.models import Club, HouseRuleProfile, Membership
-from games import autoplay
+from games import autoplay, players
 from games.conf import seconds
 from games.engine import Action, BadRecord, IllegalAction, parse_action
 from games.engine.rules import MAX_SEATS, HouseRules
@@ -453,12 +454,19 @@ def _apply(state: TableState, action: Action, now: datetime) -> None:
 
 # -- deadlines ----------------------------------------------------------------------------------
 
-Work = Callable[[], None]
+
+@dataclass(frozen=True)
+class Step:
+    """Something the table does by itself at `when`; `seat` is a table seat."""
+
+    when: datetime
+    kind: str  # deal, close_laundry, close_answers, bot_laundry, bot, auto
+    seat: int | None = None
 
 
-def _pending(state: TableState, now: datetime) -> list[tuple[datetime, Work]]:
-    """Everything the table will do by itself, each with its moment (one source for both the
-    stored deadline and firing it, so the two can never disagree)."""
+def _steps(state: TableState, now: datetime) -> list[Step]:
+    """Everything the table will do by itself, each with its moment: one source for both the
+    stored deadline and carrying it out, so the two can never disagree."""
     table, hand = state.table, state.hand
     if table.status != Table.Status.PLAYING or state.rubber is None:
         return []
@@ -467,110 +475,121 @@ def _pending(state: TableState, now: datetime) -> list[tuple[datetime, Work]]:
     if hand is None or hand.complete:
         if state.rubber.over:
             return []
-        between = changed + timedelta(seconds=seconds("TOEPEN_BETWEEN_HANDS_SECONDS"))
-        return [(between, lambda: _deal(state, now))]
-    items: list[tuple[datetime, Work]] = []
+        return [Step(changed + timedelta(seconds=seconds("TOEPEN_BETWEEN_HANDS_SECONDS")), "deal")]
     if table.laundry_until is not None and hand.laundry:
-        items.append((table.laundry_until, lambda: _close_laundry(state)))
-        for hand_seat in range(hand.n):
-            seat = state.seats[state.table_seat(hand_seat)]
-            if seat.bot_level and seat.index not in table.laundry_ready:
-                items.append((bot_at, _bot_laundry_work(state, seat, now)))
-        return items
-    due = hand.due()
+        steps = [Step(table.laundry_until, "close_laundry")]
+        for table_seat in state.hand_seats:
+            seat = state.seats[table_seat]
+            if seat.bot_level and table_seat not in table.laundry_ready:
+                steps.append(Step(bot_at, "bot_laundry", table_seat))
+        return steps
+    steps = []
+    due = [state.table_seat(hand_seat) for hand_seat in hand.due()]
     if hand.awaiting and state.rules.response_order == "simultaneous":
         since = table.awaiting_since or changed
-        window = since + timedelta(seconds=state.rules.response_seconds)
-        items.append((window, lambda: _close_answers(state, now)))
-        items += [
-            (bot_at, _seat_work(state, hand_seat, now))
-            for hand_seat in due
-            if state.seats[state.table_seat(hand_seat)].bot_level
-        ]
-        return items
-    for hand_seat in due:
-        seat = state.seats[state.table_seat(hand_seat)]
+        steps.append(Step(since + timedelta(seconds=state.rules.response_seconds), "close_answers"))
+        return steps + [Step(bot_at, "bot", s) for s in due if state.seats[s].bot_level]
+    for table_seat in due:
+        seat = state.seats[table_seat]
         if seat.bot_level:
-            items.append((bot_at, _seat_work(state, hand_seat, now)))
+            steps.append(Step(bot_at, "bot", table_seat))
             continue
         when = changed + timedelta(seconds=seconds("TOEPEN_TURN_SECONDS"))
         if state.is_away(seat, now):
             last_seen = seat.last_seen or changed
             grace = last_seen + timedelta(seconds=seconds("TOEPEN_GRACE_SECONDS"))
             when = min(when, max(bot_at, grace))
-        items.append((when, _seat_work(state, hand_seat, now, auto=True)))
-    return items
+        steps.append(Step(when, "auto", table_seat))
+    return steps
 
 
 def next_deadline(state: TableState, now: datetime) -> datetime | None:
-    items = _pending(state, now)
-    return min(when for when, _ in items) if items else None
+    steps = _steps(state, now)
+    return min(step.when for step in steps) if steps else None
 
 
-def _close_laundry(state: TableState) -> None:
-    state.table.laundry_until = None
+def _due_step(state: TableState, now: datetime) -> Step | None:
+    due = [step for step in _steps(state, now) if step.when <= now]
+    return min(due, key=lambda step: step.when) if due else None
 
 
-def _close_answers(state: TableState, now: datetime) -> None:
-    """The simultaneous window closed: whoever has not answered stays (rules.md 3.5)."""
+def _think(state: TableState, step: Step) -> Action | None:
+    """A computer player's decision, from its seat's observation only."""
+    assert step.seat is not None and state.rubber is not None
+    observation = state.observe(step.seat)
+    assert observation is not None
+    if step.kind == "bot_laundry":
+        # Only the laundry is open to it now: keep the hand, or exchange, or challenge.
+        legal = tuple(a for a in observation.legal if a.act in LAUNDRY_ACTS)
+        observation = dataclasses.replace(observation, legal=legal)
+    bot = players.bot_for(
+        state.table.pk, state.rubber.number, step.seat, state.seats[step.seat].bot_level
+    )
+    return players.decide(bot, observation, state.rules)
+
+
+def _carry_out(state: TableState, step: Step, now: datetime, decision: Action | None) -> None:
     hand = state.hand
-    assert hand is not None
-    for hand_seat in list(hand.awaiting):
-        _apply(state, Action(hand_seat, "stay", auto=True), now)
-
-
-def _bot_laundry_work(state: TableState, seat: Seat, now: datetime) -> Work:
-    def work() -> None:
-        hand_seat = state.hand_seat(seat.index)
-        assert hand_seat is not None
-        observation = state.observe(seat.index)
+    if step.kind == "deal":
+        _deal(state, now)
+    elif step.kind == "close_laundry":
+        state.table.laundry_until = None
+    elif step.kind == "close_answers":
+        # The simultaneous window closed: whoever has not answered stays (rules.md 3.5).
+        assert hand is not None
+        for hand_seat in list(hand.awaiting):
+            _apply(state, Action(hand_seat, "stay", auto=True), now)
+    elif step.kind == "bot_laundry":
+        assert step.seat is not None
+        if decision is not None:
+            _apply(state, decision, now)
+        _mark_ready(state, step.seat)
+    else:
+        assert step.seat is not None
+        observation = state.observe(step.seat)
         assert observation is not None
-        action = autoplay.bot_action(seat.bot_level, observation, state.rules, laundry=True)
-        if action is not None:
-            _apply(state, action, now)
-        _mark_ready(state, seat.index)
-
-    return work
-
-
-def _seat_work(state: TableState, hand_seat: int, now: datetime, auto: bool = False) -> Work:
-    def work() -> None:
-        table_seat = state.table_seat(hand_seat)
-        observation = state.observe(table_seat)
-        assert observation is not None
-        seat = state.seats[table_seat]
-        if auto:
-            action = autoplay.auto_action(observation).as_auto()
-        else:
-            action = autoplay.bot_action(seat.bot_level, observation, state.rules)
-            if action is None:
-                action = autoplay.auto_action(observation)
-        _apply(state, action, now)
-
-    return work
+        if step.kind == "auto" or decision is None:
+            action = autoplay.auto_action(observation)
+            decision = action.as_auto() if step.kind == "auto" else action
+        _apply(state, decision, now)
 
 
 def fire_deadline(table_id: int, now: datetime | None = None) -> bool:
-    """Do what the table must do by itself at `now`; True when it changed."""
+    """Do what the table must do by itself at `now`; True when it changed.
+
+    A computer player thinks before the table is locked; its move is applied only if the table
+    has not changed meanwhile (else the new state has its own deadline, and the clock comes back).
+    """
     now = now or timezone.now()
+    table = Table.objects.filter(pk=table_id).first()
+    if table is None or table.deadline_at is None or table.deadline_at > now:
+        return False
+    planned = _due_step(load_state(table), now)
+    decision = None
+    if planned is not None and planned.kind in ("bot", "bot_laundry"):
+        decision = _think(load_state(table), planned)
     with transaction.atomic():
-        table = _lock(table_id)
-        if table.deadline_at is None or table.deadline_at > now:
+        locked = _lock(table_id)
+        if locked.version != table.version or locked.deadline_at is None:
             return False
-        state = load_state(table)
-        due = [(when, work) for when, work in _pending(state, now) if when <= now]
-        if not due:
+        state = load_state(locked)
+        step = _due_step(state, now)
+        if step is None:
             _save(state, now, changed=False)
             return False
-        _, work = min(due, key=lambda item: item[0])
+        if step != planned:
+            decision = None
+            if step.kind in ("bot", "bot_laundry"):
+                return False  # think again, unlocked, on the next tick
         try:
             with transaction.atomic():
-                work()
+                _carry_out(state, step, now, decision)
                 _save(state, now)
         except TableError:
             # Should not happen (the plan and the engine agree); never spin on it: retry later.
             log.exception("table %s: a deadline could not be carried out", table_id)
-            Table.objects.filter(pk=table_id).update(deadline_at=now + timedelta(seconds=5))
+            locked.deadline_at = now + timedelta(seconds=5)
+            locked.save(update_fields=["deadline_at"])
             return False
         return True
 

@@ -1,0 +1,47 @@
+"""Computer players at live tables: games.bots, asked from the table clock's worker thread.
+
+A bot decides from its seat's `Observation` only. Strong searches in the bots' process pool, so
+its thinking holds neither the event loop nor the GIL of the server process; the table is not
+locked while it thinks (services.fire_deadline applies the move only if the table has not
+changed meanwhile). Each process keeps its bots between decisions, so they remember the table.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections import OrderedDict
+
+from games.bots import Bot, make_bot, shared_pool
+from games.engine import Action, HouseRules, Observation
+
+DECISION_TIMEOUT = 10.0
+_MAX_BOTS = 512
+_bots: OrderedDict[tuple[int, int, int], Bot] = OrderedDict()
+
+
+def bot_for(table_id: int, rubber: int, seat: int, level: str) -> Bot:
+    key = (table_id, rubber, seat)
+    bot = _bots.get(key)
+    if bot is None:
+        bot = _bots[key] = make_bot(level)
+        if len(_bots) > _MAX_BOTS:
+            _bots.popitem(last=False)
+    _bots.move_to_end(key)
+    return bot
+
+
+def _choose(bot: Bot, observation: Observation, rules: HouseRules) -> Action | None:
+    return bot.decide(observation, rules)
+
+
+def decide(bot: Bot, observation: Observation, rules: HouseRules) -> Action | None:
+    """The bot's action (None: nothing now). Searching levels think in the process pool."""
+    if not observation.legal:
+        return None
+    if not getattr(bot, "searches", False):
+        return bot.decide(observation, rules)
+    bot.notice(observation)
+    worker = copy.copy(bot)
+    worker.rng = type(bot.rng)(bot.rng.getrandbits(64))
+    future = shared_pool().submit(_choose, worker, observation, rules)
+    return future.result(timeout=DECISION_TIMEOUT)
