@@ -26,6 +26,7 @@ from clubs.forms import (
 from clubs.house_rules import FIELD_TEXT, GROUPS, option_label
 from clubs.models import Club, HouseRuleProfile, Invitation, Membership
 from clubs.qr import qr_svg
+from games.history import open_tables, standings
 
 Status = Membership.Status
 
@@ -108,10 +109,8 @@ def club_detail(request: HttpRequest, slug: str) -> HttpResponse:
     context.update(
         {
             "profiles": club.profiles.all(),
-            # The live-table issue fills these two: the club's open tables and, per member,
-            # the lives and rubbers lost in finished rubbers. Empty until rubbers are played.
-            "tables": [],
-            "standings": [],
+            "tables": open_tables(club),
+            "standings": standings(club),
         }
     )
     return render(request, "clubs/club_detail.html", context)

@@ -89,6 +89,10 @@ class Table(models.Model):
     def get_absolute_url(self) -> str:
         return reverse("games:table", args=[self.code])
 
+    @property
+    def name(self) -> str:
+        return f"{self.code} · {self.profile_name}"
+
     def rules(self) -> HouseRules:
         return HouseRules.from_json(self.rules_json)
 
