@@ -8,6 +8,8 @@ from accounts.models import User
 from clubs.house_rules import BUILT_IN_NAMES
 from clubs.models import Club, HouseRuleProfile, Membership
 from games.engine.rules import BUILT_IN_PROFILES
+from games.models import Table
+from games.services import create_table
 
 USERNAME = "demo"
 PASSWORD = "toepen-demo"  # noqa: S105  (a published demo account, made only by this command)
@@ -53,7 +55,27 @@ class Command(BaseCommand):
                         "is_default": key == "classic" and not has_default,
                     },
                 )
+            table = demo_table(club, user)
         self.stdout.write(
             f"Demo: sign in as {USERNAME} (or {EMAIL}) with password {PASSWORD}; "
-            f"club “{CLUB_NAME}” at /clubs/{CLUB_SLUG}/"
+            f"club “{CLUB_NAME}” at /clubs/{CLUB_SLUG}/; "
+            f"a table with three computer players at /t/{table.code}/"
         )
+
+
+def demo_table(club: Club, user: User) -> Table:
+    """A table where the demo user sits with three computer players, ready to start."""
+    existing = (
+        Table.objects.filter(club=club, created_by=user, seats__user=user)
+        .exclude(status=Table.Status.CLOSED)
+        .first()
+    )
+    if existing is not None:
+        return existing
+    return create_table(
+        club=club,
+        user=user,
+        bots={1: "easy", 2: "normal", 3: "strong"},
+        # The seat is the demo user's on whichever browser she signs in from.
+        holder_key="demo-seat",
+    )
