@@ -20,6 +20,8 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.utils import translation
+from django.utils.functional import Promise
+from django.utils.translation import gettext_lazy as _
 
 from accounts.guests import SESSION_KEY as GUEST_SESSION_KEY
 from games import clock, services
@@ -91,21 +93,21 @@ class TableConsumer(AsyncWebsocketConsumer):
             await self.close(code=CLOSE_FLOOD)
             return
         if text_data is None:
-            await self.send_error("frames must be text (JSON)")
+            await self.send_error(_("Frames must be text (JSON)."))
             return
         if len(text_data.encode()) > MAX_FRAME_BYTES:
-            await self.send_error("that frame is too large")
+            await self.send_error(_("That frame is too large."))
             return
         if self._too_fast():
-            await self.send_error("slow down: too many frames at once")
+            await self.send_error(_("Slow down: too many frames at once."))
             return
         try:
             frame = json.loads(text_data)
         except ValueError:
-            await self.send_error("that frame is not JSON")
+            await self.send_error(_("That frame is not JSON."))
             return
         if not isinstance(frame, dict):
-            await self.send_error("a frame must be a JSON object")
+            await self.send_error(_("A frame must be a JSON object."))
             return
         frame.pop("HEADERS", None)  # what htmx's ws-send adds
         try:
@@ -120,7 +122,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         elif kind == "show":
             seat = frame.get("seat")
             if seat not in self.seats:
-                raise TableError("not_your_seat", "that is not your seat")
+                raise TableError("not_your_seat", _("That is not your seat."))
             self.shown = seat
             await self.send_view(force=True)
         elif kind == "ready":
@@ -136,12 +138,12 @@ class TableConsumer(AsyncWebsocketConsumer):
             if outcome.duplicate:
                 await self.send_view(force=True)
         else:
-            raise TableError("bad_frame", f"unknown frame type {kind!r}")
+            raise TableError("bad_frame", _("Unknown frame type."))
 
     def _own_seat(self, frame: dict[str, Any]) -> int:
         seat = frame.get("seat")
         if not isinstance(seat, int) or isinstance(seat, bool) or seat not in self.seats:
-            raise TableError("not_your_seat", "that is not your seat")
+            raise TableError("not_your_seat", _("That is not your seat."))
         return seat
 
     def _too_fast(self) -> bool:
@@ -182,9 +184,9 @@ class TableConsumer(AsyncWebsocketConsumer):
         with translation.override(self.language):
             return table.version, render_view(state, viewer)
 
-    async def send_error(self, message: str, code: str = "bad_frame") -> None:
+    async def send_error(self, message: str | Promise, code: str = "bad_frame") -> None:
         with translation.override(self.language):
-            html = render_error(message)
+            html = render_error(str(message))
         await self.send(text_data=html)
 
 

@@ -21,6 +21,9 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
 from django.utils import timezone
+from django.utils.functional import Promise
+from django.utils.text import format_lazy
+from django.utils.translation import gettext_lazy as _
 
 from accounts.models import Guest, User
 from clubs.models import Club, HouseRuleProfile, Membership
@@ -37,6 +40,7 @@ from games.models import (
     Seat,
     Table,
 )
+from games.refusals import engine_message
 from games.tables import Holder, TableState, load_state
 
 log = logging.getLogger(__name__)
@@ -48,8 +52,8 @@ LAUNDRY_ACTS = ("exchange", "challenge")
 class TableError(Exception):
     """A refusal for whoever asked: `code` is stable (the engine's codes pass through)."""
 
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
+    def __init__(self, code: str, message: str | Promise) -> None:
+        super().__init__(str(message))
         self.code = code
         self.message = message
 
@@ -95,7 +99,7 @@ def _lock(table_id: int) -> Table:
     try:
         return Table.objects.select_for_update().get(pk=table_id)
     except Table.DoesNotExist:
-        raise TableError("not_found", "there is no such table") from None
+        raise TableError("not_found", _("There is no such table.")) from None
 
 
 # -- access -------------------------------------------------------------------------------------
@@ -127,22 +131,27 @@ def create_table(
 ) -> Table:
     """A member opens a table for the club, with the rules of `profile` (default: the club's)."""
     if not is_member(user, club):
-        raise TableError("not_allowed", "only members of the club can open a table")
+        raise TableError("not_allowed", _("Only members of the club can open a table."))
     if profile is None:
         profile = club.profiles.filter(is_default=True).first()
     elif profile.club_id != club.pk:
-        raise TableError("bad_profile", "that profile belongs to another club")
+        raise TableError("bad_profile", _("That profile belongs to another club."))
     rules = profile.rules() if profile is not None else HouseRules()
     if not rules.min_players <= seat_count <= MAX_SEATS:
         raise TableError(
-            "bad_seats", f"these rules seat {rules.min_players} to {MAX_SEATS} players"
+            "bad_seats",
+            format_lazy(
+                _("These rules seat {minimum} to {maximum} players."),
+                minimum=rules.min_players,
+                maximum=MAX_SEATS,
+            ),
         )
     bots = dict(bots or {})
     for index, level in bots.items():
         if not 0 <= index < seat_count or level not in BotLevel.values:
-            raise TableError("bad_bots", "a computer player needs a seat and a level")
+            raise TableError("bad_bots", _("A computer player needs a seat and a level."))
     if take_seat is not None and (take_seat in bots or not 0 <= take_seat < seat_count):
-        raise TableError("bad_seats", "you cannot take that seat")
+        raise TableError("bad_seats", _("You cannot take that seat."))
     with transaction.atomic():
         table = Table.objects.create(
             club=club,
@@ -174,7 +183,7 @@ def _bot_name(index: int, level: str) -> str:
 def _seat_person(table: Table, index: int, holder: Holder, name: str) -> Seat:
     seat = Seat.objects.select_for_update().get(table=table, index=index)
     if not seat.is_free:
-        raise TableError("seat_taken", "that seat is taken")
+        raise TableError("seat_taken", _("That seat is taken."))
     seat.holder_key = holder.key
     seat.user_id = holder.user_id
     seat.guest_id = holder.guest_id
@@ -187,16 +196,16 @@ def _seat_person(table: Table, index: int, holder: Holder, name: str) -> Seat:
 def take_seat(table_id: int, index: int, holder: Holder, name: str) -> int:
     """Sit a member or a guest at a free seat; one phone may take several (a shared phone)."""
     if not holder.key:
-        raise TableError("no_phone", "this browser has no session; reload the page")
+        raise TableError("no_phone", _("This browser has no session; reload the page."))
     name = " ".join(name.split())[:40]
     if not name:
-        raise TableError("bad_name", "enter a name to play under")
+        raise TableError("bad_name", _("Enter a name to play under."))
     with transaction.atomic():
         table = _lock(table_id)
         if table.status not in (Table.Status.WAITING, Table.Status.RUBBER_OVER):
-            raise TableError("not_waiting", "seats are taken before a rubber starts")
+            raise TableError("not_waiting", _("Seats are taken before a rubber starts."))
         if not 0 <= index < table.seat_count:
-            raise TableError("bad_seat", "there is no such seat")
+            raise TableError("bad_seat", _("There is no such seat."))
         _seat_person(table, index, holder, name)
         state = load_state(table)
         return _save(state, timezone.now())
@@ -206,10 +215,10 @@ def leave_seat(table_id: int, index: int, holder: Holder) -> int:
     with transaction.atomic():
         table = _lock(table_id)
         if table.status == Table.Status.PLAYING:
-            raise TableError("playing", "you cannot leave during a rubber")
+            raise TableError("playing", _("You cannot leave during a rubber."))
         seat = Seat.objects.get(table=table, index=index)
         if not holder.holds(seat):
-            raise TableError("not_your_seat", "that is not your seat")
+            raise TableError("not_your_seat", _("That is not your seat."))
         seat.holder_key = seat.name = ""
         seat.user = seat.guest = None
         seat.save()
@@ -221,14 +230,14 @@ def set_bot(table_id: int, index: int, level: str, user: User) -> int:
     with transaction.atomic():
         table = _lock(table_id)
         if table.created_by_id != user.pk:
-            raise TableError("not_allowed", "only the table's creator seats computer players")
+            raise TableError("not_allowed", _("Only the table's creator seats computer players."))
         if table.status == Table.Status.PLAYING:
-            raise TableError("playing", "not during a rubber")
+            raise TableError("playing", _("Not during a rubber."))
         if level and level not in BotLevel.values:
-            raise TableError("bad_bots", "unknown level")
+            raise TableError("bad_bots", _("Unknown level."))
         seat = Seat.objects.get(table=table, index=index)
         if seat.holder_key:
-            raise TableError("seat_taken", "a person sits there")
+            raise TableError("seat_taken", _("A person sits there."))
         seat.bot_level = level
         seat.name = _bot_name(index, level) if level else ""
         seat.save()
@@ -262,13 +271,13 @@ def start_rubber(table_id: int, user: User) -> int:
     with transaction.atomic():
         table = _lock(table_id)
         if table.created_by_id != user.pk:
-            raise TableError("not_allowed", "only the table's creator starts a rubber")
+            raise TableError("not_allowed", _("Only the table's creator starts a rubber."))
         if table.status not in (Table.Status.WAITING, Table.Status.RUBBER_OVER):
-            raise TableError("playing", "a rubber is going on")
+            raise TableError("playing", _("A rubber is going on."))
         state = load_state(table)
         empty = [seat.index for seat in state.seats if seat.is_free]
         if empty:
-            raise TableError("seats_free", "every seat needs a player or a computer player")
+            raise TableError("seats_free", _("Every seat needs a player or a computer player."))
         rules = table.rules()
         previous = state.rubber
         if previous is not None and previous.over:
@@ -359,7 +368,7 @@ def act(
 ) -> Outcome:
     """A player's action from a phone: applied once per `action_id`, or refused with a reason."""
     if not isinstance(action_id, str) or not ACTION_ID.match(action_id):
-        raise TableError("bad_action", "an action needs an id of up to 64 letters and digits")
+        raise TableError("bad_action", _("An action needs an id of up to 64 letters and digits."))
     with transaction.atomic():
         table = _lock(table_id)
         receipt = ActionReceipt.objects.filter(table=table, action_id=action_id).first()
@@ -367,15 +376,15 @@ def act(
             return Outcome(receipt.version, duplicate=True)
         state = load_state(table)
         if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < len(state.seats):
-            raise TableError("bad_action", "there is no such seat")
+            raise TableError("bad_action", _("There is no such seat."))
         if not holder.holds(state.seats[seat]):
-            raise TableError("not_your_seat", "that is not your seat")
+            raise TableError("not_your_seat", _("That is not your seat."))
         hand = state.hand
         if table.status != Table.Status.PLAYING or hand is None or hand.complete:
-            raise TableError("hand_over", "no hand is being played")
+            raise TableError("hand_over", _("No hand is being played."))
         hand_seat = state.hand_seat(seat)
         if hand_seat is None:
-            raise TableError("out", "you are out of this rubber")
+            raise TableError("out", _("You are out of this rubber."))
         data = {key: value for key, value in payload.items() if key != "auto"}
         data["seat"] = hand_seat
         if "target" in data:
@@ -386,7 +395,10 @@ def act(
         try:
             action = parse_action(data, hand.n)
         except BadRecord as error:
-            raise TableError("bad_action", error.message) from None
+            raise TableError(
+                "bad_action",
+                format_lazy(_("That action is not understood: {detail}"), detail=error.message),
+            ) from None
         now = timezone.now()
         _apply(state, action, now)
         version = _save(state, now)
@@ -400,10 +412,10 @@ def ready(table_id: int, holder: Holder, seat: int) -> int:
         table = _lock(table_id)
         state = load_state(table)
         if not 0 <= seat < len(state.seats) or not holder.holds(state.seats[seat]):
-            raise TableError("not_your_seat", "that is not your seat")
+            raise TableError("not_your_seat", _("That is not your seat."))
         now = timezone.now()
         if not state.laundry_open(now):
-            raise TableError("laundry_closed", "the laundry is over")
+            raise TableError("laundry_closed", _("The laundry is over."))
         _mark_ready(state, seat)
         return _save(state, now)
 
@@ -422,9 +434,9 @@ def _apply(state: TableState, action: Action, now: datetime) -> None:
     assert hand is not None and row is not None
     laundry_open = state.laundry_open(now)
     if action.act in LAUNDRY_ACTS and not laundry_open:
-        raise TableError(f"cannot_{action.act}", "the laundry window has closed")
+        raise TableError(f"cannot_{action.act}", _("The laundry window has closed."))
     if action.act not in LAUNDRY_ACTS and laundry_open:
-        raise TableError("laundry_open", "wait: the laundry is still open")
+        raise TableError("laundry_open", _("Wait: the laundry is still open."))
     if action.act not in LAUNDRY_ACTS and hand.laundry:
         # The window closed without an action: the engine's laundry ends with this one.
         table.laundry_until = None
@@ -432,7 +444,7 @@ def _apply(state: TableState, action: Action, now: datetime) -> None:
     try:
         hand.apply(action)
     except IllegalAction as error:
-        raise TableError(error.code, error.message) from None
+        raise TableError(error.code, engine_message(error)) from None
     row.record["actions"].append(action.to_json())
     row.save(update_fields=["record"])
     if action.act == "exchange":

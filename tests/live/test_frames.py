@@ -41,7 +41,7 @@ async def refused(phone: Phone, frame: object, text: str) -> None:
     await phone.send(frame if isinstance(frame, str) else json.dumps(frame))
     reply = await phone.receive()
     assert 'id="table-error"' in reply and "table-live" not in reply
-    assert text in reply, reply
+    assert text.lower() in reply.lower(), reply
 
 
 async def test_bad_frames_get_an_error_on_that_socket_only_and_change_nothing(
@@ -64,7 +64,7 @@ async def test_bad_frames_get_an_error_on_that_socket_only_and_change_nothing(
     await refused(anna, {"type": "teleport"}, "unknown frame type")
     await refused(anna, {"act": "knock", "seat": 0, "id": "x" * 5000}, "too large")
     await anna.communicator.send_to(bytes_data=b"\x00\x01")
-    assert "frames must be text" in await anna.receive()
+    assert "frames must be text" in (await anna.receive()).lower()
 
     assert await version_of(table) == before
     assert await bram.communicator.receive_nothing(timeout=0.3)
@@ -80,7 +80,7 @@ async def test_an_illegal_move_is_refused_with_the_engines_reason(klaver: Club4)
     await refused(anna, {"act": "play", "seat": 0, "card": "10H", "id": "b1"}, "")
     reply = anna.frames[-1]
     assert any(
-        reason in reply
+        reason in reply.lower()
         for reason in ("not your turn", "do not hold", "answers", "laundry", "must follow")
     ), reply
     assert await version_of(table) == before
@@ -96,7 +96,7 @@ async def test_too_many_frames_a_second_are_refused_and_a_flood_closes_the_socke
     for _ in range(12):
         await anna.send({"type": "sync"})
     replies = await anna.drain(timeout=0.5)
-    assert any("slow down" in reply for reply in replies)
+    assert any("slow down" in reply.lower() for reply in replies)
     for _ in range(40):
         await anna.send({"type": "sync"})
     closed = False
