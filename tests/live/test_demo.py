@@ -19,7 +19,10 @@ def test_the_demo_user_finds_her_seat_beside_three_computer_players_and_can_star
     seats = list(table.seats.order_by("index"))
     assert [bool(s.bot_level) for s in seats] == [False, True, True, True]
     browser = Client()
-    assert browser.post("/accounts/login/", {"login": "demo", "password": "toepen-demo"}).status_code == 302
+    assert (
+        browser.post("/accounts/login/", {"login": "demo", "password": "toepen-demo"}).status_code
+        == 302
+    )
     assert seats[0].user == User.objects.get(username="demo")
     page = browser.get(f"/t/{table.code}/")
     assert page.status_code == 200 and "is-mine" in page.content.decode()

@@ -36,7 +36,10 @@ def test_standings_sum_each_members_rubbers_including_those_played_as_a_guest(
         club=klaver.club, name="quick", rules_json=HouseRules(starting_lives=2).to_json()
     )
     table = services.create_table(
-        club=klaver.club, user=klaver.anna.user, profile=profile, bots={2: "easy", 3: "easy"},
+        club=klaver.club,
+        user=klaver.anna.user,
+        profile=profile,
+        bots={2: "easy", 3: "easy"},
         holder_key=klaver.anna.holder_key,
     )
     # Bram played as a guest before he had an account; the guest is his now.
@@ -59,7 +62,9 @@ def test_standings_sum_each_members_rubbers_including_those_played_as_a_guest(
 
 def test_the_club_page_lists_its_tables_and_standings_to_members_only(klaver: Club4) -> None:
     table = services.create_table(
-        club=klaver.club, user=klaver.anna.user, bots={1: "easy", 2: "easy", 3: "easy"},
+        club=klaver.club,
+        user=klaver.anna.user,
+        bots={1: "easy", 2: "easy", 3: "easy"},
         holder_key=klaver.anna.holder_key,
     )
     member = Client()
