@@ -4,7 +4,6 @@ Validation itself is the engine's (games.engine.rules); this module only says in
 language what a field means and what the engine found wrong with it.
 """
 
-import re
 from dataclasses import dataclass
 
 from django.utils.functional import Promise
@@ -175,32 +174,29 @@ def option_label(name: str, value: object) -> str:
     return str(label) if label is not None else str(value)
 
 
-# The engine's messages (games/engine/rules.py), each with the words the reader sees.
-_FIXED = {
-    "unknown house rule": gettext_lazy("unknown house rule"),
-    "may not be null": gettext_lazy("may not be empty"),
-    "must be true or false": gettext_lazy("must be true or false"),
-    "a house-rule profile must be a JSON object": gettext_lazy(
-        "a house-rule profile must be a JSON object"
-    ),
-}
-_ONE_OF = re.compile(r"must be one of (?P<options>.*), not (?P<value>.*)", re.S)
-_WHOLE = re.compile(r"must be a whole number, not (?P<value>.*)", re.S)
-_RANGE = re.compile(r"must be from (?P<low>-?\d+) to (?P<high>-?\d+), not (?P<value>.*)", re.S)
-
-
 def error_message(error: RulesError) -> str:
-    """The engine's complaint in the reader's language; its own words if it says something new."""
-    fixed = _FIXED.get(error.message)
-    if fixed is not None:
-        return str(fixed)
-    if match := _ONE_OF.fullmatch(error.message):
-        return _("must be one of %(options)s, not %(value)s") % match.groupdict()
-    if match := _WHOLE.fullmatch(error.message):
-        return _("must be a whole number, not %(value)s") % match.groupdict()
-    if match := _RANGE.fullmatch(error.message):
-        return _("must be from %(low)s to %(high)s, not %(value)s") % match.groupdict()
-    return error.message
+    """The engine's complaint in the reader's language, from its code and values."""
+    params = error.params
+    value = params.get("value")
+    shown = "null" if value is None else repr(value) if isinstance(value, str) else str(value)
+    if error.code == "unknown":
+        return _("unknown house rule")
+    if error.code == "null":
+        return _("may not be empty")
+    if error.code == "boolean":
+        return _("must be true or false")
+    if error.code == "choice":
+        options = ", ".join(str(option) for option in params.get("options", ()))  # type: ignore[attr-defined]
+        return _("must be one of %(options)s, not %(value)s") % {"options": options, "value": shown}
+    if error.code == "integer":
+        return _("must be a whole number, not %(value)s") % {"value": shown}
+    if error.code == "range":
+        return _("must be from %(low)s to %(high)s, not %(value)s") % {
+            "low": params["minimum"],
+            "high": params["maximum"],
+            "value": shown,
+        }
+    return _("a house-rule profile must be a JSON object")
 
 
 def error_text(error: RulesError) -> str:

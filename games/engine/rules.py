@@ -19,13 +19,27 @@ SuitOrder = Literal["HSDC", "HDSC"]
 MAX_SEATS: Final = 8
 
 
-class RulesError(ValueError):
-    """A house-rule profile that is not valid; `field` names the culprit (None: the whole)."""
+RulesErrorCode = Literal["object", "unknown", "null", "boolean", "choice", "integer", "range"]
 
-    def __init__(self, field: str | None, message: str) -> None:
+
+class RulesError(ValueError):
+    """A house-rule profile that is not valid; `field` names the culprit (None: the whole).
+
+    `code` says what kind of fault it is and `params` holds its values (`value`, `options`,
+    `minimum`, `maximum`), so an interface can say it in its own words and language."""
+
+    def __init__(
+        self,
+        field: str | None,
+        message: str,
+        code: RulesErrorCode = "object",
+        params: dict[str, object] | None = None,
+    ) -> None:
         super().__init__(f"{field}: {message}" if field else message)
         self.field = field
         self.message = message
+        self.code = code
+        self.params = params or {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,10 +72,10 @@ class HouseRules:
     def from_json(cls, data: object) -> HouseRules:
         """A profile from its JSON object; missing fields take their defaults."""
         if not isinstance(data, Mapping):
-            raise RulesError(None, "a house-rule profile must be a JSON object")
+            raise RulesError(None, "a house-rule profile must be a JSON object", "object")
         unknown = sorted(str(key) for key in data if key not in FIELDS)
         if unknown:
-            raise RulesError(unknown[0], "unknown house rule")
+            raise RulesError(unknown[0], "unknown house rule", "unknown")
         for name, value in data.items():
             _check_field(name, value)
         return cls(**data)
@@ -92,25 +106,35 @@ class FieldSpec:
         if value is None:
             if self.nullable:
                 return
-            raise RulesError(self.name, "may not be null")
+            raise RulesError(self.name, "may not be null", "null")
         if isinstance(self.default, bool):
             if not isinstance(value, bool):
-                raise RulesError(self.name, "must be true or false")
+                raise RulesError(self.name, "must be true or false", "boolean", {"value": value})
             return
         if self.choices:
             if not isinstance(value, str) or value not in self.choices:
                 options = ", ".join(str(choice) for choice in self.choices)
-                raise RulesError(self.name, f"must be one of {options}, not {value!r}")
+                raise RulesError(
+                    self.name,
+                    f"must be one of {options}, not {value!r}",
+                    "choice",
+                    {"options": self.choices, "value": value},
+                )
             return
         if isinstance(value, bool) or not isinstance(value, int):
-            raise RulesError(self.name, f"must be a whole number, not {value!r}")
+            raise RulesError(
+                self.name, f"must be a whole number, not {value!r}", "integer", {"value": value}
+            )
         if (
             self.minimum is not None
             and self.maximum is not None
             and not self.minimum <= value <= self.maximum
         ):
             raise RulesError(
-                self.name, f"must be from {self.minimum} to {self.maximum}, not {value}"
+                self.name,
+                f"must be from {self.minimum} to {self.maximum}, not {value}",
+                "range",
+                {"minimum": self.minimum, "maximum": self.maximum, "value": value},
             )
 
 
@@ -141,7 +165,7 @@ FIELDS: Final[dict[str, FieldSpec]] = {
 def _check_field(name: str, value: object) -> None:
     spec = FIELDS.get(name)
     if spec is None:
-        raise RulesError(name, "unknown house rule")
+        raise RulesError(name, "unknown house rule", "unknown")
     spec.check(value)
 
 

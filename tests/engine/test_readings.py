@@ -9,6 +9,7 @@ from games.engine import (
     HouseRules,
     IllegalAction,
     Rubber,
+    RulesError,
     announce,
     card_from_token,
     challenge,
@@ -189,3 +190,25 @@ def test_first_out_losers_are_those_who_reached_zero_in_the_last_hand() -> None:
     following = rubber.next_rubber()
     assert following.lives == [10, 10, 10, 10]
     assert following.dealer == 2
+
+
+@pytest.mark.parametrize(
+    ("data", "field", "code", "params"),
+    [
+        ([], None, "object", {}),
+        ({"blind_knocks": True}, "blind_knocks", "unknown", {}),
+        ({"starting_lives": None}, "starting_lives", "null", {}),
+        ({"exchange": 1}, "exchange", "boolean", {"value": 1}),
+        ({"poverty": "on"}, "poverty", "choice", {"value": "on"}),
+        ({"exchange_limit": "2"}, "exchange_limit", "integer", {"value": "2"}),
+        ({"starting_lives": 31}, "starting_lives", "range", {"minimum": 1, "maximum": 30}),
+    ],
+)
+def test_a_bad_profile_says_which_field_what_kind_of_fault_and_its_values(
+    data: object, field: str | None, code: str, params: dict
+) -> None:
+    with pytest.raises(RulesError) as caught:
+        HouseRules.from_json(data)
+    assert caught.value.field == field
+    assert caught.value.code == code
+    assert params.items() <= caught.value.params.items()
