@@ -6,6 +6,7 @@ a missing service skips them, in CI (CI=true) it fails them, so CI can never pas
 
 import os
 import socket
+from typing import Any
 
 import pytest
 
@@ -26,3 +27,9 @@ def require_service(name: str, available: bool) -> None:
     if IN_CI:
         pytest.fail(f"{name} is required in CI but is not available")
     pytest.skip(f"{name} is not available on this machine")
+
+
+@pytest.fixture(autouse=True)
+def fast_password_hashing(settings: Any) -> None:
+    """Personas are made by the dozen: hashing their passwords for real only slows the suite."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

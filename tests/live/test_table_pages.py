@@ -1,0 +1,138 @@
+"""The table pages: opening a table, taking a seat (members, guests, a shared phone), access."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.test import Client
+
+from games import services
+from games.models import Seat, Table
+from tests.live.conftest import Club4
+
+pytestmark = pytest.mark.django_db
+
+
+def signed_in(person) -> Client:
+    client = Client()
+    client.force_login(person.user)
+    return client
+
+
+def new_table_form(**overrides: str) -> dict[str, str]:
+    data = {"profile": "", "seat_count": "4", "allow_spectators": "on", "seat_1": "easy"}
+    data |= {"seat_2": "normal", "seat_3": ""}
+    data.update(overrides)
+    return data
+
+
+def test_a_member_opens_a_table_and_sits_at_its_first_seat(klaver: Club4) -> None:
+    anna = signed_in(klaver.anna)
+    response = anna.post(f"/clubs/{klaver.club.slug}/tables/new/", new_table_form())
+    table = Table.objects.get()
+    assert response.status_code == 302 and response["Location"] == f"/t/{table.code}/"
+    seats = list(table.seats.order_by("index"))
+    assert [s.bot_level for s in seats] == ["", "easy", "normal", ""]
+    assert seats[0].user == klaver.anna.user
+    page = anna.get(f"/t/{table.code}/").content.decode()
+    assert "is-mine" in page and "<svg" in page and table.code in page
+
+
+def test_a_bad_table_form_says_why_and_opens_nothing(klaver: Club4) -> None:
+    anna = signed_in(klaver.anna)
+    for bad in ({"seat_count": "9"}, {"seat_count": "2"}, {"seat_1": "grandmaster"}):
+        response = anna.post(f"/clubs/{klaver.club.slug}/tables/new/", new_table_form(**bad))
+        assert response.status_code == 200
+        assert "errorlist" in response.content.decode()
+    assert not Table.objects.exists()
+
+
+def test_a_non_member_cannot_open_a_table_for_the_club(klaver: Club4) -> None:
+    eva = signed_in(klaver.eva)
+    assert eva.get(f"/clubs/{klaver.club.slug}/tables/new/").status_code == 404
+    assert eva.post(f"/clubs/{klaver.club.slug}/tables/new/", new_table_form()).status_code == 404
+    assert not Table.objects.exists()
+
+
+def waiting_table(klaver: Club4, **kwargs) -> Table:
+    return services.create_table(
+        club=klaver.club, user=klaver.anna.user, holder_key=klaver.anna.holder_key, **kwargs
+    )
+
+
+def test_a_guest_with_the_code_takes_a_free_seat_by_name(klaver: Club4) -> None:
+    table = waiting_table(klaver, bots={2: "easy", 3: "easy"})
+    guest = Client()
+    page = guest.get(f"/t/{table.code}/")
+    assert page.status_code == 200 and 'name="name"' in page.content.decode()
+    response = guest.post(f"/t/{table.code}/join/", {"name": "  Fenna  "})
+    assert response.status_code == 302
+    seat = Seat.objects.get(table=table, index=1)
+    assert seat.name == "Fenna" and seat.guest is not None and seat.guest.display_name == "Fenna"
+    assert "is-mine" in guest.get(f"/t/{table.code}/").content.decode()
+
+
+def test_a_second_player_on_the_same_phone_gets_a_seat_of_her_own(klaver: Club4) -> None:
+    table = waiting_table(klaver, bots={3: "easy"})
+    phone = Client()
+    phone.post(f"/t/{table.code}/join/", {"name": "Fenna"})
+    phone.post(f"/t/{table.code}/join/", {"name": "Gijs"})
+    first, second = Seat.objects.get(table=table, index=1), Seat.objects.get(table=table, index=2)
+    assert (first.name, second.name) == ("Fenna", "Gijs")
+    assert first.holder_key == second.holder_key != ""
+    assert first.guest != second.guest
+
+
+def test_joining_without_a_name_changes_nothing(klaver: Club4) -> None:
+    table = waiting_table(klaver, bots={2: "easy", 3: "easy"})
+    guest = Client()
+    guest.get(f"/t/{table.code}/")
+    response = guest.post(f"/t/{table.code}/join/", {"name": "   "}, follow=True)
+    assert Seat.objects.get(table=table, index=1).is_free
+    assert "name" in response.content.decode().lower()
+
+
+def test_a_taken_seat_cannot_be_taken_again(klaver: Club4) -> None:
+    table = waiting_table(klaver, bots={2: "easy", 3: "easy"})
+    Client().post(f"/t/{table.code}/join/", {"name": "Fenna", "seat": "1"})
+    Client().post(f"/t/{table.code}/join/", {"name": "Gijs", "seat": "1"})
+    assert Seat.objects.get(table=table, index=1).name == "Fenna"
+
+
+def test_a_full_table_in_play_is_hidden_from_strangers_but_shown_to_watching_members(
+    klaver: Club4,
+) -> None:
+    table = waiting_table(klaver, bots={1: "easy", 2: "easy", 3: "easy"})
+    services.start_rubber(table.pk, klaver.anna.user)
+    assert Client().get(f"/t/{table.code}/").status_code == 404
+    assert signed_in(klaver.eva).get(f"/t/{table.code}/").status_code == 404
+    page = signed_in(klaver.bram).get(f"/t/{table.code}/")
+    assert page.status_code == 200
+    assert not re.search(r'id="table-hand"[^>]*data-seat', page.content.decode())
+
+
+def test_only_the_creator_starts_the_rubber(klaver: Club4) -> None:
+    table = waiting_table(klaver, bots={1: "easy", 2: "easy", 3: "easy"})
+    signed_in(klaver.bram).post(f"/t/{table.code}/start/")
+    assert Table.objects.get(pk=table.pk).status == Table.Status.WAITING
+    signed_in(klaver.anna).post(f"/t/{table.code}/start/")
+    assert Table.objects.get(pk=table.pk).status == Table.Status.PLAYING
+
+
+def test_state_changes_refuse_get_and_need_csrf(klaver: Club4) -> None:
+    table = waiting_table(klaver, bots={1: "easy", 2: "easy", 3: "easy"})
+    anna = signed_in(klaver.anna)
+    assert anna.get(f"/t/{table.code}/start/").status_code == 405
+    strict = Client(enforce_csrf_checks=True)
+    strict.force_login(klaver.anna.user)
+    assert strict.post(f"/t/{table.code}/start/").status_code == 403
+    assert Table.objects.get(pk=table.pk).status == Table.Status.WAITING
+
+
+def test_typing_a_code_finds_the_table_or_says_there_is_none(klaver: Club4) -> None:
+    table = waiting_table(klaver)
+    found = Client().get("/play/", {"code": f" {table.code.lower()} "})
+    assert found.status_code == 302 and found["Location"] == f"/t/{table.code}/"
+    missing = Client().get("/play/", {"code": "ZZZZZZ"})
+    assert missing.status_code == 200 and "no table" in missing.content.decode().lower()
