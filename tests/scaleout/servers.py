@@ -1,0 +1,264 @@
+"""Real servers for scale-out tests and the live benchmark: databases, Redis, daphne processes.
+
+Nothing here is mocked: a fresh PostgreSQL database (or SQLite file) migrated by `manage.py`, a
+Redis database this run owns, and `daphne` processes on loopback ports. Every process is started
+in its own session and is stopped (terminate, then kill) by whoever started it, and every wait is
+bounded.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[2]
+PYTHON = sys.executable
+DAPHNE = str(Path(sys.executable).with_name("daphne"))
+PG_HOST, PG_PORT = "127.0.0.1", 5432
+REDIS_HOST, REDIS_PORT = "127.0.0.1", 6379
+
+# The clocks of a table under test: nothing happens by itself while phones think, and the end
+# of a hand stays on the screen (no next deal) until the test has compared it.
+CALM_TIMERS = {
+    "TOEPEN_LAUNDRY_SECONDS": "0",
+    "TOEPEN_BOT_SECONDS": "0",
+    "TOEPEN_BETWEEN_HANDS_SECONDS": "600",
+    "TOEPEN_TURN_SECONDS": "600",
+    "TOEPEN_GRACE_SECONDS": "600",
+}
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def port_open(port: int, host: str = "127.0.0.1") -> bool:
+    try:
+        with socket.create_connection((host, port), timeout=0.5):
+            return True
+    except OSError:
+        return False
+
+
+def base_env(**extra: str) -> dict[str, str]:
+    """The environment of a server or a script: this one's, minus anything that would point
+    it at another database or channel layer, plus `extra`."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("TOEPEN_", "DATABASE_", "REDIS_", "DJANGO_", "PYTEST_"))
+    }
+    env.update(
+        DJANGO_SETTINGS_MODULE="toepen_site.settings",
+        DJANGO_ALLOWED_HOSTS="127.0.0.1,localhost",
+        DJANGO_LOG_LEVEL="WARNING",
+        PYTHONPATH=str(REPO),
+        PYTHONUNBUFFERED="1",
+    )
+    env.update(extra)
+    return env
+
+
+def run(args: list[str], env: dict[str, str], timeout: float = 120) -> str:
+    """Run a Python command in the repository; its stdout, or an error with its output."""
+    done = subprocess.run(
+        [PYTHON, *args],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"{args} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
+    return done.stdout
+
+
+def migrate(env: dict[str, str]) -> None:
+    run(["manage.py", "migrate", "--noinput", "-v", "0"], env, timeout=180)
+
+
+def seed(env: dict[str, str], tables: int = 1, lives: int = 10) -> list[dict[str, Any]]:
+    """Tables of four people, each with her own session, the first rubber dealt (seed.py)."""
+    out = run(
+        ["-m", "tests.scaleout.seed", "--tables", str(tables), "--lives", str(lives)],
+        env,
+        timeout=60 + tables,
+    )
+    return list(json.loads(out.strip().splitlines()[-1])["tables"])
+
+
+# -- PostgreSQL ---------------------------------------------------------------------------------
+
+
+def _pg_connect(dbname: str = "postgres") -> Any:
+    import psycopg
+
+    last: Exception | None = None
+    for user in ("postgres", "root"):
+        try:
+            return psycopg.connect(
+                host=PG_HOST, port=PG_PORT, user=user, dbname=dbname, autocommit=True
+            ), user
+        except psycopg.OperationalError as error:
+            last = error
+    raise RuntimeError(f"no PostgreSQL role to connect with: {last}")
+
+
+@dataclass
+class PostgresDatabase:
+    """A database of our own on the local server: created, then dropped (with its sessions)."""
+
+    name: str = field(default_factory=lambda: f"toepen_scaleout_{uuid.uuid4().hex[:12]}")
+    user: str = ""
+
+    def create(self) -> PostgresDatabase:
+        conn, self.user = _pg_connect()
+        with conn:
+            conn.execute(f'CREATE DATABASE "{self.name}"')
+        return self
+
+    @property
+    def url(self) -> str:
+        return f"postgres://{self.user}@{PG_HOST}:{PG_PORT}/{self.name}"
+
+    def connect(self) -> Any:
+        conn, _ = _pg_connect(self.name)
+        return conn
+
+    def drop(self) -> None:
+        conn, _ = _pg_connect()
+        with conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{self.name}" WITH (FORCE)')
+
+
+# -- Redis --------------------------------------------------------------------------------------
+
+OWNER_KEY = "toepen-scaleout:owner"
+
+
+@dataclass
+class RedisDatabase:
+    """One of Redis's numbered databases, claimed for this run: empty when we took it, flushed
+    when we give it back. Another run on the same server claims another number."""
+
+    number: int = -1
+    token: str = field(default_factory=lambda: uuid.uuid4().hex)
+
+    def claim(self) -> RedisDatabase:
+        import redis
+
+        for number in range(15, 0, -1):
+            client = redis.Redis(host=REDIS_HOST, port=REDIS_PORT, db=number)
+            try:
+                if client.set(OWNER_KEY, self.token, nx=True, ex=6 * 3600):
+                    if client.dbsize() == 1:
+                        self.number = number
+                        return self
+                    client.delete(OWNER_KEY)  # someone's data is there: leave it alone
+            finally:
+                client.close()
+        raise RuntimeError("no free Redis database (1-15) to claim")
+
+    @property
+    def url(self) -> str:
+        return f"redis://{REDIS_HOST}:{REDIS_PORT}/{self.number}"
+
+    def release(self) -> None:
+        import redis
+
+        client = redis.Redis(host=REDIS_HOST, port=REDIS_PORT, db=self.number)
+        try:
+            if client.get(OWNER_KEY) == self.token.encode():
+                client.flushdb()
+        finally:
+            client.close()
+
+
+# -- daphne -------------------------------------------------------------------------------------
+
+
+@dataclass
+class Daphne:
+    """One daphne process serving `app` on a loopback port; `kill()` is a SIGKILL."""
+
+    env: dict[str, str]
+    log_path: Path
+    app: str = "toepen_site.asgi:application"
+    port: int = field(default_factory=free_port)
+    proc: subprocess.Popen[bytes] | None = None
+    starts: int = 0
+
+    def start(self, timeout: float = 30) -> Daphne:
+        assert self.proc is None or self.proc.poll() is not None, "already running"
+        self.starts += 1
+        with open(self.log_path, "ab") as log:
+            log.write(f"\n--- start {self.starts} on port {self.port} ---\n".encode())
+            log.flush()
+            self.proc = subprocess.Popen(
+                [DAPHNE, "-b", "127.0.0.1", "-p", str(self.port), self.app],
+                cwd=REPO,
+                env=self.env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        deadline = time.monotonic() + timeout
+        while not port_open(self.port):
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"daphne exited at start:\n{self.log()[-3000:]}")
+            if time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(f"daphne did not listen within {timeout} s:\n{self.log()}")
+            time.sleep(0.05)
+        return self
+
+    @property
+    def running(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def kill(self) -> None:
+        """SIGKILL: no shutdown code runs, as when a machine or a container dies."""
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(timeout=5)
+
+    def rss_kib(self) -> int:
+        """Resident memory now (VmRSS), 0 when not running."""
+        if not self.running:
+            return 0
+        assert self.proc is not None
+        with contextlib.suppress(OSError):
+            for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+        return 0
+
+    def log(self) -> str:
+        try:
+            return self.log_path.read_text(errors="replace")
+        except OSError:
+            return ""

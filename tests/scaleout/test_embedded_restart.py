@@ -1,0 +1,42 @@
+"""The embedded default (a SQLite file and the in-memory channel layer, one daphne): a server
+killed mid-hand and started again loses nothing, and its phones carry on."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+from tests.scaleout.conftest import Embedded, assert_one_story, close_all, seat_phones, stored_hand
+from tests.scaleout.phones import Signal
+from tests.scaleout.servers import seed
+
+
+async def test_a_server_restart_loses_nothing(embedded: Embedded) -> None:
+    (info,) = await asyncio.to_thread(seed, embedded.env)
+    port = embedded.server.port
+    table = await seat_phones(info, [port] * 4, Signal())
+    rng = random.Random(4)
+    try:
+        for _ in range(5):
+            acted = await table.step(rng)
+            assert acted is not None
+            await table.seen_by_all(acted[1])
+        acted = await table.step(rng)
+        assert acted is not None
+        _, version = acted
+        await asyncio.to_thread(embedded.server.kill)
+        await table.signal.until(
+            lambda: not any(p.connected for p in table.phones), 5, "the phones to notice"
+        )
+
+        await asyncio.to_thread(embedded.server.start)
+        await table.seen_by_all(version, timeout=30)
+        assert all(p.connections == 2 for p in table.phones)
+
+        final = await table.play_hand(rng)
+        stored = await asyncio.to_thread(stored_hand, embedded.query, info["id"])
+        # Every phone lost its socket, so none is asked to have seen every version.
+        assert_one_story(table, final, stored, full=[])
+        assert not any(p.errors for p in table.phones)
+    finally:
+        await close_all(table)

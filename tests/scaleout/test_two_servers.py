@@ -1,0 +1,113 @@
+"""Two daphne processes, one PostgreSQL database, one Redis channel layer, one table.
+
+Phones of the same table sit on different processes (seats 0 and 2 on A, 1 and 3 on B), so every
+turn crosses from one process to the other through Redis.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import pytest
+
+from tests.scaleout.conftest import Cluster, assert_one_story, close_all, seat_phones, stored_hand
+from tests.scaleout.phones import Signal
+from tests.scaleout.servers import seed
+
+pytestmark = [pytest.mark.postgres, pytest.mark.redis]
+
+# channels-redis blocks 5 s in BZPOPMIN; redis-py 8 times a socket out after 5 s by default.
+IDLE_SECONDS = 6.5
+
+
+def ports(cluster: Cluster) -> list[int]:
+    return [cluster.a.port, cluster.b.port, cluster.a.port, cluster.b.port]
+
+
+async def test_phones_on_two_servers_see_the_same_versions_and_result(cluster: Cluster) -> None:
+    cluster.ensure_running()
+    (info,) = await asyncio.to_thread(seed, cluster.env)
+    table = await seat_phones(info, ports(cluster), Signal())
+    try:
+        final = await table.play_hand(random.Random(1))
+        stored = await asyncio.to_thread(stored_hand, cluster.query, info["id"])
+        assert_one_story(table, final, stored, full=table.phones)
+        assert all(phone.connections == 1 for phone in table.phones)
+        assert not any(phone.errors for phone in table.phones)
+    finally:
+        await close_all(table)
+
+
+async def test_a_socket_idle_longer_than_redis_timeouts_still_gets_updates(
+    cluster: Cluster,
+) -> None:
+    cluster.ensure_running()
+    (info,) = await asyncio.to_thread(seed, cluster.env)
+    table = await seat_phones(info, ports(cluster), Signal())
+    try:
+        view = await table.agreed()
+        # Nothing at all crosses the channel layer meanwhile: the idle time is the test.
+        await asyncio.sleep(IDLE_SECONDS)
+        acted = await table.step(random.Random(2))
+        assert acted is not None
+        phone, version = acted
+        await table.seen_by_all(version, timeout=5)
+        # The other server's phones heard it too, on the sockets they opened before the wait.
+        others = [p for p in table.phones if p.port != phone.port]
+        assert len(others) == 2
+        assert all(p.latest.version == view.version + 1 for p in table.phones)
+        assert all(p.connections == 1 for p in table.phones)
+        for server in (cluster.a, cluster.b):
+            assert "Timeout" not in server.log(), server.log()[-2000:]
+    finally:
+        await close_all(table)
+
+
+async def test_a_server_killed_mid_hand_restarts_and_the_hand_goes_on(cluster: Cluster) -> None:
+    cluster.ensure_running()
+    (info,) = await asyncio.to_thread(seed, cluster.env)
+    table = await seat_phones(info, ports(cluster), Signal())
+    rng = random.Random(3)
+    try:
+        for _ in range(3):
+            acted = await table.step(rng)
+            assert acted is not None
+            await table.seen_by_all(acted[1])
+        # The next action a phone on A sends: A dies (SIGKILL) right behind it, so the action
+        # may or may not have been applied; its phone does not know which.
+        while True:
+            acted = await table.step(rng)
+            assert acted is not None, "the hand ended before a phone on A was due"
+            phone, version = acted
+            if phone.port == cluster.a.port:
+                await asyncio.to_thread(cluster.a.kill)
+                break
+            await table.seen_by_all(version)
+        killed_at = version
+        on_a = [p for p in table.phones if p.port == cluster.a.port]
+        on_b = [p for p in table.phones if p.port == cluster.b.port]
+        await table.signal.until(
+            lambda: not any(p.connected for p in on_a), 5, "A's phones to notice"
+        )
+
+        await asyncio.to_thread(cluster.a.start)  # the same port, a new process
+        await table.seen_by_all(killed_at, timeout=30)
+        assert all(p.connections == 2 for p in on_a)
+        assert all(p.connections == 1 for p in on_b)
+
+        # A retry of an action already applied (same id) changes nothing.
+        view = await table.agreed()
+        retried = table.sent[-1]
+        frames_before = len(phone.views)
+        await phone.send(retried)
+        await table.signal.until(lambda: len(phone.views) > frames_before, 5, "the resent view")
+        assert phone.latest.version == view.version
+        assert (await table.agreed()).version == view.version
+
+        final = await table.play_hand(rng)
+        stored = await asyncio.to_thread(stored_hand, cluster.query, info["id"])
+        assert_one_story(table, final, stored, full=on_b)
+        assert not any(p.errors for p in table.phones)
+    finally:
+        await close_all(table)
