@@ -17,7 +17,7 @@ from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from games.engine import TOKENS, Observation
+from games.engine import TOKENS, HouseRules, Observation
 from games.models import Seat, Table
 from games.tables import TableState
 
@@ -117,10 +117,15 @@ def build_context(state: TableState, viewer: Viewer, now: datetime | None = None
 
     my_cards: list[CardView] = []
     actions: list[dict[str, Any]] = []
+    knock: dict[str, Any] | None = None
+    fold_vals = ""
     if observation is not None and active_hand_seat is not None and observation.hand is not None:
         playable = {a.card for a in observation.legal if a.act == "play"}
         my_cards = [card_view(card, card in playable) for card in observation.hand]
         actions = _actions(state, observation, active, now)
+        knock = _knock_button(state, observation, active_hand_seat, actions, now)
+        fold = next((a for a in actions if a["act"] == "fold"), None)
+        fold_vals = fold["vals_json"] if fold is not None else ""
     reveals = []
     if observation is not None:
         for challenger, target, cards, clean in observation.reveals:
@@ -133,6 +138,7 @@ def build_context(state: TableState, viewer: Viewer, now: datetime | None = None
                 }
             )
 
+    answering = any(a["act"] == "stay" for a in actions)
     result = _hand_result(state)
     return {
         "table": table,
@@ -167,6 +173,29 @@ def build_context(state: TableState, viewer: Viewer, now: datetime | None = None
         "due_names": [state.seats[s].name for s in due],
         "hand_result": result,
         "rubber": state.rubber,
+        # The knock button stays in one place: enabled, or disabled with the engine's reason.
+        "knock": knock,
+        # Stay and fold on a knock make the answer window; the rest sit under the hand.
+        "answer_actions": [a for a in actions if answering and a["act"] in ("stay", "fold")],
+        "other_actions": [
+            a
+            for a in actions
+            if a["act"] != "knock" and not (answering and a["act"] in ("stay", "fold"))
+        ],
+        # What the phone's script needs to name gestures and give cues; never a rule decided
+        # there: a swipe sends the fold the server offered, a double tap presses the knock button.
+        "fold_vals": fold_vals,
+        "knocks_total": sum(observation.knocks) if observation is not None else 0,
+        "last_knocker": (
+            state.table_seat(observation.last_knocker)
+            if observation is not None and observation.last_knocker is not None
+            else None
+        ),
+        "my_turn": active is not None and active in due,
+        "my_seats": " ".join(str(seat) for seat in viewer.seats),
+        "challenge_cost": (
+            _challenge_cost(state.rules) if any(a["act"] == "challenge" for a in actions) else ""
+        ),
         "can_start": viewer.can_start
         and table.status in (Table.Status.WAITING, Table.Status.RUBBER_OVER),
     }
@@ -182,6 +211,7 @@ def _player(
 ) -> dict[str, Any]:
     player: dict[str, Any] = {
         "index": seat.index,
+        "strokes": (),
         "name": seat.name,
         "free": seat.is_free,
         "bot": bool(seat.bot_level),
@@ -197,6 +227,7 @@ def _player(
         "poor": False,
         "open_hand": [],
     }
+    player["strokes"] = _strokes(player["lives"])
     hand_seat = state.hand_seat(seat.index)
     if observation is None or hand_seat is None:
         return player
@@ -210,7 +241,15 @@ def _player(
         poor=hand_seat in observation.poor,
         open_hand=[card_view(card) for card in observation.open_hands.get(hand_seat, ())],
     )
+    player["strokes"] = _strokes(player["lives"])
     return player
+
+
+def _strokes(lives: int | None) -> tuple[bool, ...]:
+    """Lives as chalk strokes on a slate, tallied in fives: True is the fifth, struck across."""
+    if not lives or lives < 0:
+        return ()
+    return tuple((i + 1) % 5 == 0 for i in range(min(lives, 20)))
 
 
 def _rubber_lives(state: TableState, seat: int) -> int | None:
@@ -262,6 +301,56 @@ def _actions(
     if laundry and seat not in state.table.laundry_ready:
         buttons.append(_button("ready", "ready", {"type": "ready", "seat": seat}))
     return buttons
+
+
+def _knock_button(
+    state: TableState,
+    observation: Observation,
+    hand_seat: int,
+    actions: list[dict[str, Any]],
+    now: datetime,
+) -> dict[str, Any] | None:
+    """The knock button for the shown seat while her hand is on: why not, when she may not."""
+    hand = state.hand
+    if hand is None or hand.complete or observation.complete or hand_seat in observation.folded:
+        return None
+    offered = next((a for a in actions if a["act"] == "knock"), None)
+    if offered is not None:
+        return {**offered, "reason": ""}
+    if state.laundry_open(now):
+        reason = _("You may knock once the laundry is over.")
+    elif observation.awaiting:
+        reason = _("Answers to the last knock are due first.")
+    else:
+        reason = _knock_reason(hand._can_knock(hand_seat) or "", observation, hand_seat)
+    return {"act": "knock", "text": _("Knock"), "vals_json": "", "reason": reason}
+
+
+def _knock_reason(problem: str, observation: Observation, hand_seat: int) -> str:
+    """The engine's reason in the reader's language (the engine speaks English only)."""
+    if problem.startswith("you knocked last"):
+        return _("You knocked last; someone else must knock before you may again.")
+    if problem.startswith("a poor player"):
+        return _("A poor player may not knock in this hand.")
+    if problem.startswith("a stake of"):
+        return _("A stake of %(stake)d would be more than your %(lives)d lives.") % {
+            "stake": observation.stake + 1,
+            "lives": observation.lives[hand_seat],
+        }
+    if problem.startswith("you have knocked the"):
+        return _("You have knocked as often as the rules allow.")
+    return problem
+
+
+def _challenge_cost(rules: HouseRules) -> str:
+    if rules.dirty_penalty == "open_hand":
+        return _(
+            "A challenge costs you 1 life if the laid-aside cards were clean; "
+            "if not, she plays her new cards face up."
+        )
+    return _(
+        "A challenge costs you 1 life if the laid-aside cards were clean; if not, she loses 1 life."
+    )
 
 
 def _button(act: str, label: str, vals: dict[str, Any]) -> dict[str, Any]:

@@ -1,6 +1,7 @@
+from django.conf import settings
 from django.urls import path
 
-from games import views
+from games import pwa, views
 
 app_name = "games"
 
@@ -11,4 +12,13 @@ urlpatterns = [
     path("t/<str:code>/join/", views.table_join, name="join"),
     path("t/<str:code>/start/", views.table_start, name="start"),
     path("t/<str:code>/seats/<int:index>/leave/", views.table_leave, name="leave"),
+    path("manifest.webmanifest", pwa.manifest, name="manifest"),
+    path("sw.js", pwa.service_worker, name="service_worker"),
+    path("offline/", pwa.offline, name="offline"),
 ]
+
+# Static files from this app when they live under the site (a lone daphne); not for a CDN URL.
+if settings.STATIC_URL.strip("/") and "://" not in settings.STATIC_URL:
+    urlpatterns.append(
+        path(f"{settings.STATIC_URL.strip('/')}/<path:path>", pwa.static_file, name="static")
+    )

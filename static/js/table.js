@@ -1,0 +1,294 @@
+// The table on a phone: names gestures as the actions the server offered, gives the knock and
+// turn cues, keeps the screen awake and the socket fresh. It decides no rule: a swipe sends the
+// fold the view carries, a double tap presses the knock button, and every frame is the server's.
+(function () {
+  "use strict";
+  var page = document.querySelector(".table-page");
+  if (!page) return;
+  var MUTE_KEY = "toepen-muted";
+  var reduced = window.matchMedia && matchMedia("(prefers-reduced-motion: reduce)").matches;
+  var socket = null; // htmx's socket wrapper (send, reconnect)
+  var open = false;
+  var last = null; // what the last frame said: version, hand, knocks, turn
+  var fresh = true; // the first frame after (re)connecting may jump versions
+  var syncTimer = null;
+  var audio = null;
+  var wakeLock = null;
+
+  // Reconnect quickly after a restart or a sleep, but back off while the server stays away.
+  if (window.htmx) {
+    htmx.config.wsReconnectDelay = function (n) {
+      return Math.min(250 * Math.pow(2, n), 4000) * (0.5 + Math.random() / 2);
+    };
+  }
+
+  function live() { return document.getElementById("table-live"); }
+
+  function actionId() {
+    var c = window.crypto;
+    if (c && c.randomUUID) return c.randomUUID();
+    // Not a secure context (a phone on the club's Wi-Fi over http): random bytes still work.
+    if (c && c.getRandomValues) {
+      var bytes = c.getRandomValues(new Uint8Array(16));
+      return Array.prototype.map.call(bytes, function (b) { return (b + 256).toString(16).slice(1); }).join("");
+    }
+    return Date.now().toString(36) + "-" + Math.random().toString(36).slice(2);
+  }
+
+  function send(frame) {
+    if (socket) socket.send(JSON.stringify(frame));
+  }
+
+  function sync() {
+    send({ type: "sync" });
+    // A socket that sleeps with the phone may look open and be dead: no answer, new socket.
+    clearTimeout(syncTimer);
+    syncTimer = setTimeout(function () { if (socket) { fresh = true; socket.reconnect(); } }, 4000);
+  }
+
+  // -- the socket ------------------------------------------------------------------------------
+  document.body.addEventListener("htmx:wsConfigSend", function (e) {
+    var p = e.detail.parameters;
+    if (p && p.act && !p.id) p.id = actionId();
+  });
+  document.body.addEventListener("htmx:wsOpen", function (e) {
+    socket = e.detail.socketWrapper;
+    open = true;
+    fresh = true;
+    setOffline(false);
+  });
+  document.body.addEventListener("htmx:wsClose", function (e) {
+    var code = e.detail.event && e.detail.event.code;
+    open = false;
+    setOffline(true);
+    // htmx retries 1006/1011/1012/1013 by itself; a clean close from a restarting server (1001,
+    // 1000) is retried here. 4xxx is the table saying no: no retry.
+    if (code === 1000 || code === 1001) setTimeout(function () { if (socket) socket.reconnect(); }, 300);
+  });
+  document.body.addEventListener("htmx:wsBeforeMessage", function (e) {
+    clearTimeout(syncTimer);
+    var m = /id="table-live"[^>]*data-version="(\d+)"/.exec(e.detail.message);
+    if (!m) return;
+    var version = +m[1];
+    if (last && version < last.version) {
+      e.preventDefault(); // an older view after a newer one: keep the newer
+      return;
+    }
+    if (last && !fresh && version > last.version + 1) sync();
+    fresh = false;
+  });
+  document.body.addEventListener("htmx:wsAfterMessage", function () {
+    var el = live();
+    if (!el) return;
+    var now = read(el);
+    cue(last, now);
+    last = now;
+    countdown();
+    awake(now.status === "playing");
+  });
+
+  function read(el) {
+    var d = el.dataset;
+    return {
+      version: +d.version, hand: d.rubber + "/" + d.hand, knocks: +d.knocks || 0,
+      knocker: d.knocker, seats: (d.seats || "").split(" "), turn: d.turn === "1", status: d.status
+    };
+  }
+
+  function setOffline(off) {
+    var note = document.getElementById("table-offline");
+    if (note) note.hidden = !off;
+    page.classList.toggle("is-offline", off);
+  }
+
+  // -- cues --------------------------------------------------------------------------------------
+  function cue(before, now) {
+    if (!before || before.hand !== now.hand) {
+      if (now.turn && before) soft();
+      return;
+    }
+    if (now.knocks > before.knocks && now.seats.indexOf(now.knocker) < 0) knockKnock();
+    else if (now.turn && !before.turn) soft();
+  }
+
+  function knockKnock() {
+    if (navigator.vibrate) navigator.vibrate([70, 90, 70]);
+    shake("is-knocked");
+    sound([0, 0.16], 0.9);
+  }
+
+  function soft() {
+    if (navigator.vibrate) navigator.vibrate(30);
+    shake("is-nudged");
+    sound([0], 0.35);
+  }
+
+  function shake(cls) {
+    page.classList.remove("is-knocked", "is-nudged");
+    void page.offsetWidth; // restart the animation
+    page.classList.add(cls);
+    setTimeout(function () { page.classList.remove(cls); }, 700);
+  }
+
+  function muted() {
+    try { return localStorage.getItem(MUTE_KEY) === "1"; } catch (err) { return false; }
+  }
+
+  // A knuckle on wood: a short low thump with a click on top, made here, no sound file.
+  function sound(times, gain) {
+    if (muted()) return;
+    var ctx = audioContext();
+    if (!ctx) return;
+    times.forEach(function (t) {
+      var at = ctx.currentTime + t + 0.01;
+      var osc = ctx.createOscillator();
+      var vol = ctx.createGain();
+      osc.type = "triangle";
+      osc.frequency.setValueAtTime(180, at);
+      osc.frequency.exponentialRampToValueAtTime(60, at + 0.09);
+      vol.gain.setValueAtTime(gain, at);
+      vol.gain.exponentialRampToValueAtTime(0.001, at + 0.12);
+      osc.connect(vol).connect(ctx.destination);
+      osc.start(at);
+      osc.stop(at + 0.13);
+    });
+  }
+
+  function audioContext() {
+    var Ctx = window.AudioContext || window.webkitAudioContext;
+    if (!Ctx) return null;
+    if (!audio) audio = new Ctx();
+    if (audio.state === "suspended") audio.resume();
+    return audio;
+  }
+
+  // Browsers start audio only after a tap: unlock it on the first one.
+  document.addEventListener("pointerdown", function () { if (!muted()) audioContext(); }, { once: true });
+
+  var muteButton = document.getElementById("table-mute");
+  function showMute() { if (muteButton) muteButton.setAttribute("aria-pressed", muted() ? "true" : "false"); }
+  if (muteButton) {
+    showMute();
+    muteButton.addEventListener("click", function () {
+      try { localStorage.setItem(MUTE_KEY, muted() ? "0" : "1"); } catch (err) { /* private mode */ }
+      showMute();
+    });
+  }
+
+  // The answer window's countdown ticks here between frames; the server keeps the real clock.
+  var ticking = null;
+  function countdown() {
+    clearInterval(ticking);
+    var started = Date.now();
+    var clocks = Array.prototype.slice.call(document.querySelectorAll(".countdown[data-seconds]"));
+    if (!clocks.length) return;
+    ticking = setInterval(function () {
+      var gone = Math.floor((Date.now() - started) / 1000);
+      clocks.forEach(function (c) { c.textContent = Math.max(0, +c.dataset.seconds - gone); });
+    }, 250);
+  }
+
+  // -- gestures --------------------------------------------------------------------------------
+  var SLOP = 10; // px a tap may wander and still be a tap
+  var gesture = null;
+
+  page.addEventListener("pointerdown", function (e) {
+    var hand = e.target.closest && e.target.closest("#table-hand.can-fold");
+    if (!hand || (e.pointerType === "mouse" && e.button !== 0)) return;
+    gesture = { id: e.pointerId, hand: hand, x: e.clientX, y: e.clientY, dy: 0, moved: false };
+  });
+
+  window.addEventListener("pointermove", function (e) {
+    if (!gesture || e.pointerId !== gesture.id) return;
+    var dy = e.clientY - gesture.y;
+    var dx = e.clientX - gesture.x;
+    if (!gesture.moved && Math.abs(dy) < SLOP && Math.abs(dx) < SLOP) return;
+    gesture.moved = true;
+    gesture.dy = Math.max(0, dy); // only down, off the table, counts
+    var h = gesture.hand;
+    h.classList.add("is-dragging");
+    h.style.transform = "translateY(" + gesture.dy + "px)";
+    h.style.opacity = String(Math.max(0.3, 1 - gesture.dy / (threshold(h) * 2)));
+    h.classList.toggle("is-past", gesture.dy >= threshold(h));
+  });
+
+  function threshold(hand) { return Math.max(80, hand.offsetHeight * 0.6); }
+
+  function endGesture(e, cancelled) {
+    if (!gesture || e.pointerId !== gesture.id) return;
+    var g = gesture;
+    gesture = null;
+    if (!g.moved) return;
+    var h = g.hand;
+    h.classList.remove("is-dragging", "is-past");
+    var fold = !cancelled && g.dy >= threshold(h) && h.dataset.fold;
+    if (fold) {
+      var frame = JSON.parse(fold);
+      frame.id = actionId();
+      send(frame);
+      h.classList.add("is-folding");
+    } else {
+      h.style.transform = "";
+      h.style.opacity = "";
+    }
+    // A drag is not a tap: the card under the finger must not be played.
+    var swallow = function (ev) { ev.stopPropagation(); ev.preventDefault(); };
+    window.addEventListener("click", swallow, { capture: true, once: true });
+    setTimeout(function () { window.removeEventListener("click", swallow, true); }, 400);
+  }
+  window.addEventListener("pointerup", function (e) { endGesture(e, false); });
+  window.addEventListener("pointercancel", function (e) { endGesture(e, true); });
+
+  // A double tap on the felt knocks: it presses the knock button, so only when it is offered.
+  var lastTap = null;
+  page.addEventListener("pointerup", function (e) {
+    var felt = e.target.closest && e.target.closest("#table-felt");
+    if (!felt || e.target.closest("button, a, input")) { lastTap = null; return; }
+    var now = Date.now();
+    if (lastTap && now - lastTap.t < 400 && Math.abs(e.clientX - lastTap.x) < 40 && Math.abs(e.clientY - lastTap.y) < 40) {
+      lastTap = null;
+      var knock = document.querySelector("#table-actions .action-knock");
+      if (knock && !knock.disabled) {
+        knock.click();
+        shake("is-nudged");
+      } else if (knock) {
+        var why = document.getElementById("knock-why");
+        if (why) { why.classList.remove("is-flash"); void why.offsetWidth; why.classList.add("is-flash"); }
+      }
+      return;
+    }
+    lastTap = { t: now, x: e.clientX, y: e.clientY };
+  });
+
+  var first = live();
+  if (first) {
+    last = read(first);
+    countdown();
+  }
+
+  // -- awake and fresh -------------------------------------------------------------------------
+  function awake(playing) {
+    if (!("wakeLock" in navigator)) return;
+    if (playing && !wakeLock && document.visibilityState === "visible") {
+      wakeLock = true; // a request in flight
+      navigator.wakeLock.request("screen").then(function (lock) {
+        wakeLock = lock;
+        lock.addEventListener("release", function () { wakeLock = null; });
+      }, function () { wakeLock = null; });
+    } else if (!playing && wakeLock && wakeLock.release) {
+      wakeLock.release();
+      wakeLock = null;
+    }
+  }
+
+  function wake() {
+    if (document.visibilityState !== "visible") return;
+    if (socket && open) sync();
+    else if (socket) { fresh = true; socket.reconnect(); }
+    if (last) awake(last.status === "playing");
+  }
+  document.addEventListener("visibilitychange", wake);
+  window.addEventListener("pageshow", function (e) { if (e.persisted) wake(); });
+  window.addEventListener("online", wake);
+  if (last) awake(last.status === "playing");
+})();
