@@ -16,6 +16,7 @@ from typing import Any
 from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 
 from games.engine import TOKENS, HouseRules, Observation
 from games.models import Seat, Table
@@ -37,7 +38,12 @@ class CardView:
     @property
     def label(self) -> str:
         """What a screen reader says: the rank and the suit in the reader's language."""
-        suits = {"C": _("clubs"), "D": _("diamonds"), "H": _("hearts"), "S": _("spades")}
+        suits = {
+            "C": pgettext("suit", "clubs"),
+            "D": pgettext("suit", "diamonds"),
+            "H": pgettext("suit", "hearts"),
+            "S": pgettext("suit", "spades"),
+        }
         return f"{self.rank} {suits[self.suit]}"
 
     @property
