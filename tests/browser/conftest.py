@@ -1,0 +1,248 @@
+"""A real daphne, a real chromium (Debian's, never downloaded), phones emulated with touch.
+
+The server runs in a subprocess against a SQLite file prepared with `migrate`, with fast
+clocks; people and tables are set up by `tests/browser/seed.py` in its own process. Screenshots
+of each step go to test-artifacts/browser/.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import require_service
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = Path("/usr/bin/chromium")
+ARTIFACTS = ROOT / "test-artifacts" / "browser"
+CHROME_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+PHONE = {
+    "viewport": {"width": 360, "height": 740},
+    "device_scale_factor": 2,
+    "is_mobile": True,
+    "has_touch": True,
+    "user_agent": (
+        "Mozilla/5.0 (Linux; Android 14; Pixel 7) AppleWebKit/537.36 "
+        "(KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36"
+    ),
+    "locale": "en-GB",
+}
+# Every navigator.vibrate call is kept on window, so a test can tell the phone was buzzed.
+RECORD_VIBRATE = """
+window.__vibrations = [];
+Object.defineProperty(Navigator.prototype, "vibrate", {
+  configurable: true,
+  value: function (pattern) { window.__vibrations.push(pattern); return true; },
+});
+"""
+
+pytestmark = pytest.mark.browser
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class LiveServer:
+    """daphne on a loopback port; stop() and start() again to restart it mid-game."""
+
+    def __init__(self, folder: Path) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.env = {
+            **os.environ,
+            "DATABASE_URL": f"sqlite:///{folder / 'db.sqlite3'}",
+            "DJANGO_SETTINGS_MODULE": "toepen_site.settings",
+            "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
+            "DJANGO_DEBUG": "true",
+            "TOEPEN_BOT_SECONDS": "0.3",
+            "TOEPEN_LAUNDRY_SECONDS": "1",
+            "TOEPEN_CHALLENGE_SECONDS": "1",
+            "TOEPEN_BETWEEN_HANDS_SECONDS": "2",
+            "PYTHONUNBUFFERED": "1",
+        }
+        self.log = folder / "daphne.log"
+        self.process: subprocess.Popen[bytes] | None = None
+        subprocess.run(
+            [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
+            cwd=ROOT,
+            env=self.env,
+            check=True,
+        )
+
+    def start(self) -> None:
+        with self.log.open("ab") as log:
+            self.process = subprocess.Popen(
+                [
+                    str(Path(sys.executable).parent / "daphne"),
+                    "-b",
+                    "127.0.0.1",
+                    "-p",
+                    str(self.port),
+                    "toepen_site.asgi:application",
+                ],
+                cwd=ROOT,
+                env=self.env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
+                    return
+            except OSError:
+                if self.process.poll() is not None:
+                    break
+                time.sleep(0.1)
+        raise RuntimeError(f"daphne did not start: {self.log.read_text()[-2000:]}")
+
+    def stop(self) -> None:
+        if self.process is None:
+            return
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.process = None
+
+    def seed(self, **spec: Any) -> dict[str, Any]:
+        done = subprocess.run(
+            [sys.executable, "-m", "tests.browser.seed", json.dumps(spec)],
+            cwd=ROOT,
+            env=self.env,
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+        return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="session")
+def daphne_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    require_service("chromium", CHROMIUM.exists())
+    server = LiveServer(tmp_path_factory.mktemp("live"))
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def playwright() -> Iterator[Any]:
+    require_service("chromium", CHROMIUM.exists())
+    os.environ["PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD"] = "1"
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as driver:
+        yield driver
+
+
+@pytest.fixture(scope="session")
+def browser(playwright: Any) -> Iterator[Any]:
+    browser = playwright.chromium.launch(
+        executable_path=str(CHROMIUM), args=CHROME_ARGS, headless=True
+    )
+    try:
+        yield browser
+    finally:
+        browser.close()
+
+
+class Phones:
+    """Opens phone-sized browser contexts, signed in with a session cookie or as nobody."""
+
+    def __init__(self, browser: Any, server: LiveServer, test_name: str) -> None:
+        self.browser = browser
+        self.server = server
+        self.contexts: list[Any] = []
+        self.folder = ARTIFACTS / re.sub(r"[^A-Za-z0-9_]+", "_", test_name)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.shots = 0
+
+    def open(self, session: str | None = None, **options: Any) -> Any:
+        context = self.browser.new_context(**{**PHONE, **options})
+        context.add_init_script(RECORD_VIBRATE)
+        if session:
+            context.add_cookies([{"name": "sessionid", "value": session, "url": self.server.url}])
+        self.contexts.append(context)
+        page = context.new_page()
+        page.set_default_timeout(10_000)
+        return page
+
+    def shot(self, page: Any, step: str) -> None:
+        self.shots += 1
+        page.screenshot(path=str(self.folder / f"{self.shots:02d}-{step}.png"))
+
+    def close(self) -> None:
+        for context in self.contexts:
+            context.close()
+
+
+@pytest.fixture
+def phones(
+    browser: Any, daphne_server: LiveServer, request: pytest.FixtureRequest
+) -> Iterator[Phones]:
+    kit = Phones(browser, daphne_server, request.node.name)
+    try:
+        yield kit
+    finally:
+        kit.close()
+
+
+def swipe(page: Any, selector: str, dy: float, steps: int = 8) -> None:
+    """A finger on `selector` moved `dy` px down, as touch events (Chromium makes pointer
+    events of them, pointerType "touch")."""
+    box = page.locator(selector).bounding_box()
+    assert box is not None, selector
+    x = box["x"] + box["width"] / 2
+    y = box["y"] + box["height"] / 2
+    cdp = page.context.new_cdp_session(page)
+
+    def touch(kind: str, at_y: float) -> None:
+        points = [] if kind == "touchEnd" else [{"x": x, "y": at_y, "id": 1}]
+        cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points})
+
+    touch("touchStart", y)
+    for step in range(1, steps + 1):
+        touch("touchMove", y + dy * step / steps)
+        page.wait_for_timeout(16)
+    touch("touchEnd", y + dy)
+    cdp.detach()
+
+
+def double_tap(page: Any, selector: str) -> None:
+    box = page.locator(selector).bounding_box()
+    assert box is not None, selector
+    x = box["x"] + box["width"] / 2
+    y = box["y"] + box["height"] - 10
+    page.touchscreen.tap(x, y)
+    page.wait_for_timeout(80)
+    page.touchscreen.tap(x, y)
+
+
+def version(page: Any) -> int:
+    return int(page.locator("#table-live").get_attribute("data-version") or -1)

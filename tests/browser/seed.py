@@ -1,0 +1,87 @@
+"""Sets up people and tables in the browser tests' database, run in its own process.
+
+`python -m tests.browser.seed '<json>'` with DATABASE_URL pointing at the live server's
+database; prints one JSON line: session cookies and table codes. The test process itself never
+opens that database, so pytest-django's own test database stays out of the way.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any
+
+
+def main(spec: dict[str, Any]) -> dict[str, Any]:
+    import django
+
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "toepen_site.settings")
+    django.setup()
+
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+    from django.contrib.sessions.backends.db import SessionStore
+
+    from accounts.models import User
+    from clubs.models import Club, HouseRuleProfile, Membership
+    from games import services
+    from games.consumers import HOLDER_SESSION_KEY
+    from games.engine import HouseRules
+    from games.models import Table
+    from games.tables import Holder
+
+    club, _ = Club.objects.get_or_create(name="De Gouden Klaver", slug="de-gouden-klaver")
+    rules = HouseRules(**spec.get("rules", {}))
+    profile = HouseRuleProfile.objects.create(
+        club=club, name=f"Test {HouseRuleProfile.objects.count()}", rules_json=rules.to_json()
+    )
+    out: dict[str, Any] = {"people": {}}
+    users = {}
+    for name in spec["people"]:
+        user, created = User.objects.get_or_create(username=name)
+        if created:
+            user.set_password("x-long-password-1")
+            user.save()
+        Membership.objects.get_or_create(
+            club=club,
+            user=user,
+            defaults={"role": Membership.Role.ADMIN, "status": Membership.Status.ACTIVE},
+        )
+        store = SessionStore()
+        store[SESSION_KEY] = str(user.pk)
+        store[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+        store[HASH_SESSION_KEY] = user.get_session_auth_hash()
+        store[HOLDER_SESSION_KEY] = f"phone-of-{name}-{os.getpid()}"
+        store.create()
+        users[name] = (user, store[HOLDER_SESSION_KEY])
+        out["people"][name] = store.session_key
+    creator, creator_key = users[spec["people"][0]]
+    table = services.create_table(
+        club=club,
+        user=creator,
+        profile=profile,
+        seat_count=spec["seats"],
+        bots=spec.get("bots", {}) and {int(k): v for k, v in spec["bots"].items()},
+        allow_spectators=True,
+        holder_key=creator_key,
+    )
+    # Other seats: {"1": "bram"}; a shared phone names the creator's phone for a second player.
+    for index, name in spec.get("seat", {}).items():
+        if name.startswith("shared:"):
+            companion = name.split(":", 1)[1]
+            from accounts.models import Guest
+
+            guest = Guest.objects.create(display_name=companion)
+            holder = Holder(guest_id=guest.pk, key=creator_key)
+            services.take_seat(table.pk, int(index), holder, companion)
+        else:
+            user, key = users[name]
+            services.take_seat(table.pk, int(index), Holder(user_id=user.pk, key=key), name)
+    if spec.get("start"):
+        services.start_rubber(table.pk, creator)
+    out["code"] = Table.objects.get(pk=table.pk).code
+    return out
+
+
+if __name__ == "__main__":
+    print(json.dumps(main(json.loads(sys.argv[1]))))
