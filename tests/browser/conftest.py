@@ -181,6 +181,8 @@ class Phones:
         self.contexts: list[Any] = []
         self.folder = ARTIFACTS / re.sub(r"[^A-Za-z0-9_]+", "_", test_name)
         self.folder.mkdir(parents=True, exist_ok=True)
+        for old in self.folder.glob("*.png"):  # this run's steps only
+            old.unlink()
         self.shots = 0
 
     def open(self, session: str | None = None, **options: Any) -> Any:
