@@ -29,7 +29,7 @@ from games.conf import seconds
 from games.models import Table
 from games.render import Viewer, choose_active, render_error, render_view
 from games.services import TableError
-from games.tables import Holder, load_state
+from games.tables import Holder, read_state
 
 log = logging.getLogger(__name__)
 
@@ -173,7 +173,7 @@ class TableConsumer(AsyncWebsocketConsumer):
 
     def _render(self) -> tuple[int, str]:
         table = Table.objects.select_related("club").get(pk=self.table_id)
-        state = load_state(table)
+        state = read_state(table)
         # Seats can change between rubbers (a phone takes another seat): ask again each time.
         self.seats = tuple(state.held_by(self.holder))
         viewer = Viewer(
@@ -228,7 +228,7 @@ def _access(code: str, holder: Holder, user: Any) -> tuple[int, tuple[int, ...],
     table = Table.objects.select_related("club").filter(code=code).first()
     if table is None:
         return None
-    state = load_state(table)
+    state = read_state(table)
     seats = tuple(state.held_by(holder))
     member_user = user if user is not None and user.is_authenticated else None
     if not seats and not services.may_watch(table, member_user):

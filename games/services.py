@@ -41,7 +41,7 @@ from games.models import (
     Table,
 )
 from games.refusals import engine_message
-from games.tables import Holder, TableState, load_state
+from games.tables import Holder, TableState, load_state, read_state
 
 log = logging.getLogger(__name__)
 
@@ -256,7 +256,7 @@ def mark_seen(table_id: int, holder: Holder) -> None:
     # A player back from being away takes over again: the table's deadline may move.
     with transaction.atomic():
         table = _lock(table_id)
-        state = load_state(table)
+        state = read_state(table)
         deadline = next_deadline(state, now)
         if deadline != table.deadline_at:
             table.deadline_at = deadline

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -116,3 +118,49 @@ def load_state(table: Table) -> TableState:
         hand.apply(action)
     state.hand = hand
     return state
+
+
+@dataclass(frozen=True)
+class _Played:
+    version: tuple[int, datetime]  # with the moment of the change, never another table's
+    rubber: Rubber | None
+    hand_row: PlayedHand | None
+    hand: Hand | None
+    hand_seats: tuple[int, ...]
+
+
+_played: OrderedDict[int, _Played] = OrderedDict()
+_played_lock = threading.Lock()
+PLAYED_CACHE_TABLES = 1024
+
+
+def read_state(table: Table) -> TableState:
+    """The table as `load_state` rebuilds it, for reading only (rendering a view, computing a
+    deadline): the rubber and the replayed hand are shared by every reader of the same version
+    in this process, so the phones at a table cost one replay per change, not one each.
+
+    Every change that touches the rubber or the hand bumps the version, so they are the same
+    for one version; the seats (whose `last_seen` moves without a new version) and the table
+    row are the caller's own. Never change what it returns."""
+    with _played_lock:
+        played = _played.get(table.pk)
+        if played is not None:
+            _played.move_to_end(table.pk)
+    version = (table.version, table.changed_at)
+    if played is None or played.version != version:
+        state = load_state(table)
+        played = _Played(version, state.rubber, state.hand_row, state.hand, tuple(state.hand_seats))
+        with _played_lock:
+            _played[table.pk] = played
+            _played.move_to_end(table.pk)
+            while len(_played) > PLAYED_CACHE_TABLES:
+                _played.popitem(last=False)
+        return state
+    return TableState(
+        table=table,
+        seats=list(Seat.objects.filter(table=table).order_by("index")),
+        rubber=played.rubber,
+        hand_row=played.hand_row,
+        hand=played.hand,
+        hand_seats=list(played.hand_seats),
+    )
