@@ -8,6 +8,8 @@ table themselves, and nothing here knows about requests or sockets.
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import dataclasses
 import logging
 import random
@@ -68,15 +70,29 @@ class Outcome:
 
 
 def publish(table_id: int, version: int) -> None:
-    """Tell every phone at the table that it changed; each renders its own view."""
-    layer = get_channel_layer()
-    if layer is not None:
-        async_to_sync(layer.group_send)(
-            f"table-{table_id}", {"type": "table.changed", "version": version}
-        )
+    """Tell every phone at the table that it changed; each renders its own view.
+
+    In a server, the message is handed to the server's event loop without waiting for it: the
+    worker thread that calls (the one thread serving every database call of the consumers) goes
+    on at once instead of idling until the loop gets to the send. The order in which two sends
+    land does not matter: a phone renders the table as it is now, and skips older versions."""
     from games import clock
 
+    layer = get_channel_layer()
+    if layer is not None:
+        group, message = f"table-{table_id}", {"type": "table.changed", "version": version}
+        loop = clock.server_loop()
+        if loop is not None:
+            sent = asyncio.run_coroutine_threadsafe(layer.group_send(group, message), loop)
+            sent.add_done_callback(_published)
+        else:
+            async_to_sync(layer.group_send)(group, message)
     clock.poke()
+
+
+def _published(sent: concurrent.futures.Future[None]) -> None:
+    if not sent.cancelled() and sent.exception() is not None:
+        log.error("publishing a table change failed", exc_info=sent.exception())
 
 
 def _save(state: TableState, now: datetime, *, changed: bool = True) -> int:
