@@ -115,6 +115,7 @@ class Phone:
     port: int
     signal: Signal
     reconnect_for: float = 30.0  # how long to keep trying after losing the server
+    keep: int | None = None  # keep only the last views (a benchmark's long run)
     views: list[View] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     connections: int = 0
@@ -205,6 +206,8 @@ class Phone:
             self.errors.append(frame)
         else:
             self.views.append(view)
+            if self.keep is not None and len(self.views) > 2 * self.keep:
+                del self.views[: -self.keep]
             if self.pending is not None and view.version > self.pending_after:
                 self.pending = None
         self.signal.fire()

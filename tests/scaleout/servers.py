@@ -257,6 +257,16 @@ class Daphne:
                     return int(line.split()[1])
         return 0
 
+    def cpu_seconds(self) -> float:
+        """User plus system CPU time the process has used so far."""
+        if not self.running:
+            return 0.0
+        assert self.proc is not None
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return 0.0
+
     def log(self) -> str:
         try:
             return self.log_path.read_text(errors="replace")

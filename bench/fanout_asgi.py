@@ -1,0 +1,42 @@
+"""The bare fan-out the live benchmark compares the app with: a Channels consumer that sends each
+frame it receives to its table's group, and each group member passes it on to its socket.
+
+    daphne -b 127.0.0.1 -p 8001 bench.fanout_asgi:application
+
+It uses the app's own settings, so the same channel layer (in-memory, or Redis with REDIS_URL)
+carries the frames; no database, no sessions, no rendering. URL: /ws/fanout/<table>/.
+"""
+
+from __future__ import annotations
+
+import os
+
+import django
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "toepen_site.settings")
+django.setup()
+
+from channels.generic.websocket import AsyncWebsocketConsumer  # noqa: E402
+from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+from django.urls import path  # noqa: E402
+
+
+class FanoutConsumer(AsyncWebsocketConsumer):
+    async def connect(self) -> None:
+        self.group = f"fanout-{self.scope['url_route']['kwargs']['table']}"
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.accept()
+
+    async def disconnect(self, code: int) -> None:
+        await self.channel_layer.group_discard(self.group, self.channel_name)
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        await self.channel_layer.group_send(self.group, {"type": "fan.out", "text": text_data})
+
+    async def fan_out(self, event: dict[str, str]) -> None:
+        await self.send(text_data=event["text"])
+
+
+application = ProtocolTypeRouter(
+    {"websocket": URLRouter([path("ws/fanout/<str:table>/", FanoutConsumer.as_asgi())])}
+)

@@ -1,0 +1,553 @@
+"""Live tables under load: how many tables the server carries with p99 under 200 ms.
+
+    .venv/bin/python bench/live.py                      # both set-ups, ~10-15 minutes
+    .venv/bin/python bench/live.py --config embedded --seconds 10
+
+Each simulated table is four websocket clients playing real hands at a human pace (one action a
+second per table): the due player's client clicks one of the cards or buttons its view offers.
+Measured per action: from sending the action frame to the moment the last of the other three
+clients has a view with a newer version (p50, p95, p99), and the servers' resident memory.
+
+The same load runs, in the same run, against a bare Channels consumer that only fans each frame
+out to its table's group (bench/fanout_asgi.py): the floor any Channels app stands on. For each,
+the number of tables steps up until p99 reaches 200 ms (then two bisection steps between the
+last pass and the first miss); the largest passing count is reported.
+
+Set-ups: "embedded" is one daphne on a SQLite file with the in-memory channel layer (the
+default); "scaleout" is two daphne processes on PostgreSQL and Redis, each table's clients split
+two and two over the processes. The load generator is this process, on the same machine: on a
+2-core machine it takes its share of the CPU. Loopback only; the servers, the databases it
+creates and the Redis database it claims are removed at the end. Ends with one JSON line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import platform
+import random
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
+
+from tests.scaleout.phones import Phone, Signal, choose, new_id
+from tests.scaleout.servers import (
+    Daphne,
+    PostgresDatabase,
+    RedisDatabase,
+    base_env,
+    migrate,
+    seed,
+)
+
+TARGET_MS = 200.0
+PACE_SECONDS = 1.0  # one action a second per table
+WAIT_SECONDS = 10.0  # an update later than this counts as lost
+STEPS = [2, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512]
+BENCH_TIMERS = {
+    "TOEPEN_LAUNDRY_SECONDS": "0",
+    "TOEPEN_BOT_SECONDS": "0",
+    "TOEPEN_BETWEEN_HANDS_SECONDS": "1",
+    "TOEPEN_TURN_SECONDS": "600",
+    "TOEPEN_GRACE_SECONDS": "600",
+}
+
+
+def log(message: str) -> None:
+    print(message, flush=True)
+
+
+@dataclass
+class Recorder:
+    """Latencies (ms) of the actions sent while measuring, and what went wrong."""
+
+    measuring: bool = False
+    latencies: list[float] = field(default_factory=list)
+    lost: int = 0
+    errors: int = 0
+
+    def reset(self) -> None:
+        self.latencies, self.lost, self.errors = [], 0, 0
+
+    def add(self, ms: float) -> None:
+        if self.measuring:
+            self.latencies.append(ms)
+
+
+class Paced:
+    """A table's rhythm: one action per PACE_SECONDS, each table at its own phase."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.next_at = time.perf_counter() + rng.uniform(0, PACE_SECONDS)
+
+    async def wait(self) -> None:
+        now = time.perf_counter()
+        if self.next_at > now:
+            await asyncio.sleep(self.next_at - now)
+        self.next_at = max(self.next_at + PACE_SECONDS, time.perf_counter())
+
+
+# -- the app ------------------------------------------------------------------------------------
+
+
+class AppTable:
+    def __init__(self, info: dict[str, Any], ports: list[int], recorder: Recorder) -> None:
+        self.signal = Signal()
+        self.recorder = recorder
+        self.rng = random.Random(info["id"])
+        self.phones = [
+            Phone(
+                p["name"],
+                p["seat"],
+                p["session"],
+                info["code"],
+                ports[i % len(ports)],
+                self.signal,
+                keep=8,
+            )
+            for i, p in enumerate(info["phones"])
+        ]
+        self.task: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        for phone in self.phones:
+            await phone.open(timeout=30)
+        self.task = asyncio.create_task(self.run())
+
+    def _agreed(self) -> bool:
+        phones = self.phones
+        return all(p.connected and p.views for p in phones) and (
+            len({p.latest.version for p in phones}) == 1
+        )
+
+    async def run(self) -> None:
+        pace = Paced(self.rng)
+        while True:
+            try:
+                await self.signal.until(self._agreed, WAIT_SECONDS, "agreement")
+            except AssertionError:
+                self.recorder.errors += 1
+                continue
+            view = self.phones[0].latest
+            due = view.due_seats()
+            if view.result is not None or view.status != "playing" or not due:
+                # Between hands: the table deals by itself.
+                with contextlib.suppress(AssertionError):
+                    await self.signal.until(
+                        lambda v=view.version: self.phones[0].latest.version > v,
+                        WAIT_SECONDS,
+                        "the deal",
+                    )
+                continue
+            phone = next(p for p in self.phones if p.seat == due[0])
+            offers = phone.latest.offers(phone.seat)
+            if not offers:
+                self.recorder.errors += 1
+                await asyncio.sleep(PACE_SECONDS)
+                continue
+            frame = choose(self.rng, offers)
+            frame["id"] = new_id()
+            await pace.wait()
+            others = [p for p in self.phones if p is not phone]
+            version = view.version
+            sent = time.perf_counter()
+            await phone.act(frame, version)
+            try:
+                await self.signal.until(
+                    lambda others=others, version=version: all(
+                        p.latest.version > version for p in others
+                    ),
+                    WAIT_SECONDS,
+                    "the update",
+                )
+            except AssertionError:
+                self.recorder.lost += 1
+                continue
+            arrived = max(_first_after(p, version) for p in others)
+            self.recorder.add((arrived - sent) * 1000)
+
+    async def stop(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.task
+        for phone in self.phones:
+            await phone.close()
+
+    @property
+    def error_frames(self) -> int:
+        return sum(len(p.errors) for p in self.phones)
+
+
+def _first_after(phone: Phone, version: int) -> float:
+    """When the phone first heard a version above `version`."""
+    first = phone.latest.received
+    for view in reversed(phone.views):
+        if view.version <= version:
+            break
+        first = view.received
+    return first
+
+
+# -- the bare fan-out ---------------------------------------------------------------------------
+
+
+class FanoutTable:
+    """Four clients of bench/fanout_asgi.py: seats take turns sending an action-sized frame."""
+
+    def __init__(self, number: int, ports: list[int], recorder: Recorder) -> None:
+        self.number = number
+        self.ports = ports
+        self.recorder = recorder
+        self.rng = random.Random(number)
+        self.signal = Signal()
+        self.heard: list[dict[int, float]] = [{} for _ in range(4)]  # seat -> seq -> when
+        self.sockets: list[ClientConnection] = []
+        self.tasks: list[asyncio.Task[None]] = []
+
+    async def start(self) -> None:
+        for seat in range(4):
+            port = self.ports[seat % len(self.ports)]
+            ws = await connect(
+                f"ws://127.0.0.1:{port}/ws/fanout/t{self.number}/",
+                proxy=None,
+                compression=None,
+                open_timeout=30,
+            )
+            self.sockets.append(ws)
+            self.tasks.append(asyncio.create_task(self._read(seat, ws)))
+        self.tasks.append(asyncio.create_task(self.run()))
+
+    async def _read(self, seat: int, ws: ClientConnection) -> None:
+        with contextlib.suppress(ConnectionClosed):
+            async for message in ws:
+                seq = json.loads(message)["seq"]
+                heard = self.heard[seat]
+                heard[seq] = time.perf_counter()
+                heard.pop(seq - 8, None)
+                self.signal.fire()
+
+    async def run(self) -> None:
+        pace = Paced(self.rng)
+        seq = 0
+        while True:
+            seq += 1
+            seat = seq % 4
+            frame = {"act": "play", "seat": seat, "card": "10H", "id": new_id(), "seq": seq}
+            await pace.wait()
+            others = [s for s in range(4) if s != seat]
+            sent = time.perf_counter()
+            try:
+                await self.sockets[seat].send(json.dumps(frame))
+                await self.signal.until(
+                    lambda seq=seq, others=others: all(seq in self.heard[s] for s in others),
+                    WAIT_SECONDS,
+                    "fan-out",
+                )
+            except (AssertionError, ConnectionClosed):
+                self.recorder.lost += 1
+                continue
+            self.recorder.add((max(self.heard[s][seq] for s in others) - sent) * 1000)
+
+    async def stop(self) -> None:
+        for task in self.tasks:
+            task.cancel()
+        for task in self.tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        for ws in self.sockets:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(ws.close(), 2)
+
+    error_frames = 0
+
+
+# -- the ramp -----------------------------------------------------------------------------------
+
+
+def percentile(sorted_ms: list[float], p: float) -> float:
+    if not sorted_ms:
+        return float("nan")
+    index = min(len(sorted_ms) - 1, max(0, round(p / 100 * len(sorted_ms) + 0.5) - 1))
+    return sorted_ms[index]
+
+
+@dataclass
+class Ramp:
+    name: str
+    servers: list[Daphne]
+    make: Callable[[int], Awaitable[Any]]
+    seconds: float
+    warmup: float
+    recorder: Recorder = field(default_factory=Recorder)
+    tables: list[Any] = field(default_factory=list)
+    steps: list[dict[str, Any]] = field(default_factory=list)
+    peak_rss_kib: int = 0
+
+    async def resize(self, count: int) -> None:
+        while len(self.tables) > count:
+            await self.tables.pop().stop()
+        while len(self.tables) < count:
+            size = min(8, count - len(self.tables))
+            batch = [await self.make(len(self.tables) + i) for i in range(size)]
+            try:
+                await asyncio.gather(*(table.start() for table in batch))
+            except BaseException:
+                for table in batch:
+                    await table.stop()
+                raise
+            self.tables += batch
+
+    async def measure(self, count: int) -> dict[str, Any]:
+        await self.resize(count)
+        errors_before = sum(t.error_frames for t in self.tables)
+        self.recorder.reset()
+        await asyncio.sleep(self.warmup)
+        self.recorder.reset()
+        self.recorder.measuring = True
+        started = time.perf_counter()
+        cpu_before = sum(s.cpu_seconds() for s in self.servers)
+        client_before = sum(os.times()[:2])
+        rss_samples = []
+        while time.perf_counter() - started < self.seconds:
+            await asyncio.sleep(min(1.0, self.seconds))
+            rss_samples.append(sum(s.rss_kib() for s in self.servers))
+        self.recorder.measuring = False
+        elapsed = time.perf_counter() - started
+        server_cpu = sum(s.cpu_seconds() for s in self.servers) - cpu_before
+        client_cpu = sum(os.times()[:2]) - client_before
+        ms = sorted(self.recorder.latencies)
+        rss = max(rss_samples) if rss_samples else 0
+        self.peak_rss_kib = max(self.peak_rss_kib, rss)
+        step = {
+            "tables": count,
+            "actions": len(ms),
+            "actions_per_s": round(len(ms) / elapsed, 1),
+            "p50_ms": round(percentile(ms, 50), 1),
+            "p95_ms": round(percentile(ms, 95), 1),
+            "p99_ms": round(percentile(ms, 99), 1),
+            "max_ms": round(ms[-1], 1) if ms else None,
+            "lost": self.recorder.lost,
+            "errors": self.recorder.errors
+            + sum(t.error_frames for t in self.tables)
+            - errors_before,
+            "rss_mib": round(rss / 1024, 1),
+            # CPU share of one core, and server CPU per action measured
+            "server_cpu": round(server_cpu / elapsed, 2),
+            "client_cpu": round(client_cpu / elapsed, 2),
+            "server_cpu_ms_per_action": round(1000 * server_cpu / len(ms), 2) if ms else None,
+            # Whatever else runs on the machine shows here (1-minute load average at the end).
+            "loadavg": round(os.getloadavg()[0], 2),
+        }
+        step["ok"] = bool(
+            ms and step["p99_ms"] < TARGET_MS and not step["lost"] and not step["errors"]
+        )
+        self.steps.append(step)
+        log(f"  {self.name}: {json.dumps(step)}")
+        return step
+
+    async def run(self, steps: list[int], refine: int) -> dict[str, Any]:
+        best, miss = 0, None
+        try:
+            for count in steps:
+                if (await self.measure(count))["ok"]:
+                    best = count
+                else:
+                    miss = count
+                    break
+            for _ in range(refine):
+                if miss is None or miss - best <= max(1, best // 8):
+                    break
+                middle = (best + miss) // 2
+                if (await self.measure(middle))["ok"]:
+                    best = middle
+                else:
+                    miss = middle
+        finally:
+            await self.resize(0)
+        return {
+            "max_tables": best,
+            "first_miss": miss,
+            "peak_rss_mib": round(self.peak_rss_kib / 1024, 1),
+            "steps": self.steps,
+        }
+
+
+# -- set-ups ------------------------------------------------------------------------------------
+
+
+@dataclass
+class Setup:
+    name: str
+    env: dict[str, str]
+    processes: int
+    cleanup: list[Callable[[], None]] = field(default_factory=list)
+
+
+def embedded_setup(workdir: Path, conn_max_age: int) -> Setup:
+    env = base_env(
+        DATABASE_URL=f"sqlite:///{workdir / 'bench.sqlite3'}",
+        DATABASE_CONN_MAX_AGE=str(conn_max_age),
+        **BENCH_TIMERS,
+    )
+    migrate(env)
+    return Setup("embedded", env, processes=1)
+
+
+def scaleout_setup(conn_max_age: int) -> Setup:
+    database = PostgresDatabase().create()
+    setup = Setup("scaleout", {}, processes=2, cleanup=[database.drop])
+    redis_db = RedisDatabase().claim()
+    setup.cleanup.append(redis_db.release)
+    setup.env = base_env(
+        DATABASE_URL=database.url,
+        DATABASE_CONN_MAX_AGE=str(conn_max_age),
+        REDIS_URL=redis_db.url,
+        **BENCH_TIMERS,
+    )
+    migrate(setup.env)
+    return setup
+
+
+def start_servers(setup: Setup, app: str, workdir: Path, label: str) -> list[Daphne]:
+    servers = []
+    try:
+        for i in range(setup.processes):
+            servers.append(
+                Daphne(setup.env, workdir / f"{setup.name}-{label}-{i}.log", app=app).start()
+            )
+    except BaseException:
+        for server in servers:
+            server.stop()
+        raise
+    return servers
+
+
+async def bench_fanout(setup: Setup, workdir: Path, args: argparse.Namespace) -> dict[str, Any]:
+    servers = start_servers(setup, "bench.fanout_asgi:application", workdir, "fanout")
+    ports = [s.port for s in servers]
+    try:
+        recorder = Recorder()
+
+        async def make(number: int) -> FanoutTable:
+            return FanoutTable(number, ports, recorder)
+
+        ramp = Ramp("fanout", servers, make, args.seconds, args.warmup, recorder)
+        return await ramp.run(args.steps, args.refine)
+    finally:
+        for server in servers:
+            server.stop()
+
+
+async def bench_app(setup: Setup, workdir: Path, args: argparse.Namespace) -> dict[str, Any]:
+    servers = start_servers(setup, "toepen_site.asgi:application", workdir, "app")
+    ports = [s.port for s in servers]
+    seeded: list[dict[str, Any]] = []
+    try:
+        recorder = Recorder()
+
+        async def make(number: int) -> AppTable:
+            while len(seeded) <= number:
+                # Seeded in chunks by a separate process writing where the servers read.
+                more = max(8, len(seeded) // 2)
+                seeded.extend(await asyncio.to_thread(seed, setup.env, more, 30))
+            return AppTable(seeded[number], ports, recorder)
+
+        ramp = Ramp("app", servers, make, args.seconds, args.warmup, recorder)
+        return await ramp.run(args.steps, args.refine)
+    finally:
+        for server in servers:
+            server.stop()
+
+
+def machine() -> dict[str, Any]:
+    model = ""
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    mem = ""
+    with contextlib.suppress(OSError):
+        mem = Path("/proc/meminfo").read_text().splitlines()[0].split(":", 1)[1].strip()
+    return {
+        "nproc": os.cpu_count(),
+        "cpu": model or platform.processor(),
+        "memory": mem,
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+    }
+
+
+async def main_async(args: argparse.Namespace) -> dict[str, Any]:
+    report: dict[str, Any] = {
+        "bench": "live",
+        "machine": machine(),
+        "target_p99_ms": TARGET_MS,
+        "pace_actions_per_table_s": 1 / PACE_SECONDS,
+        "seconds_per_step": args.seconds,
+        "conn_max_age": args.conn_max_age,
+        "configs": {},
+    }
+    with tempfile.TemporaryDirectory(prefix="toepen-bench-") as tmp:
+        workdir = Path(tmp)
+        for name in args.config:
+            log(f"{name}: setting up")
+            setup = (
+                embedded_setup(workdir, args.conn_max_age)
+                if name == "embedded"
+                else scaleout_setup(args.conn_max_age)
+            )
+            try:
+                fanout = await bench_fanout(setup, workdir, args)
+                app = await bench_app(setup, workdir, args)
+            finally:
+                for cleanup in reversed(setup.cleanup):
+                    with contextlib.suppress(Exception):
+                        cleanup()
+            ratio = app["max_tables"] / fanout["max_tables"] if fanout["max_tables"] else None
+            report["configs"][name] = {
+                "servers": f"{setup.processes} daphne",
+                "database": "sqlite" if name == "embedded" else "postgresql",
+                "channel_layer": "in-memory" if name == "embedded" else "redis",
+                "fanout": fanout,
+                "app": app,
+                "app_vs_fanout": round(ratio, 3) if ratio is not None else None,
+                "target_met": ratio is not None and ratio >= 0.5,
+            }
+            log(
+                f"{name}: app {app['max_tables']} tables, fan-out {fanout['max_tables']}"
+                f" (ratio {report['configs'][name]['app_vs_fanout']})"
+            )
+    return report
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--config", action="append", choices=["embedded", "scaleout"], default=None)
+    parser.add_argument("--seconds", type=float, default=15.0, help="measured seconds per step")
+    parser.add_argument("--warmup", type=float, default=3.0)
+    parser.add_argument("--steps", type=lambda s: [int(x) for x in s.split(",")], default=STEPS)
+    parser.add_argument("--refine", type=int, default=2, help="bisection steps after a miss")
+    parser.add_argument("--conn-max-age", type=int, default=60, help="DATABASE_CONN_MAX_AGE")
+    parser.add_argument("--max-minutes", type=float, default=40.0)
+    args = parser.parse_args()
+    args.config = args.config or ["embedded", "scaleout"]
+    report = asyncio.run(asyncio.wait_for(main_async(args), args.max_minutes * 60))
+    print(json.dumps(report), flush=True)
+
+
+if __name__ == "__main__":
+    main()
