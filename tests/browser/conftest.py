@@ -140,7 +140,9 @@ class LiveServer:
         return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-@pytest.fixture(scope="session")
+# Package scope, not session: Playwright's sync API keeps an event loop running in the main
+# thread while it is open, and the async tests that run after the browser tests need it closed.
+@pytest.fixture(scope="package")
 def daphne_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     require_service("chromium", CHROMIUM.exists())
     server = LiveServer(tmp_path_factory.mktemp("live"))
@@ -151,7 +153,7 @@ def daphne_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServ
         server.stop()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def playwright() -> Iterator[Any]:
     require_service("chromium", CHROMIUM.exists())
     os.environ["PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD"] = "1"
@@ -161,7 +163,7 @@ def playwright() -> Iterator[Any]:
         yield driver
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser(playwright: Any) -> Iterator[Any]:
     browser = playwright.chromium.launch(
         executable_path=str(CHROMIUM), args=CHROME_ARGS, headless=True
