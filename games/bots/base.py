@@ -64,6 +64,7 @@ def view_of(obs: Observation) -> View:
         leads,
         len(others),
         known_held,
+        seat,
     )
 
 
@@ -78,6 +79,8 @@ class Habits:
     exchanges: int = 0
     dirty: int = 0
     clean: int = 0
+    shown_knocks: int = 0  # hands this player knocked in that were played to the last trick
+    won_knocks: int = 0  # ... and that she won
 
     def fold_rate(self) -> float:
         # A prior of four answers at one fold in two keeps one early answer from deciding it.
@@ -86,6 +89,10 @@ class Habits:
     def knock_rate(self) -> float:
         """Knocks per hand, with a prior of 0.4 over three hands."""
         return (self.knocks + 1.2) / (self.hands + 3.0)
+
+    def knock_truth(self) -> float:
+        """How often this player's knocks held up when the hand was played out (prior 0.6)."""
+        return (self.won_knocks + 1.8) / (self.shown_knocks + 3.0)
 
     def dirty_rate(self) -> float:
         return (self.dirty + 0.2) / (self.dirty + self.clean + 2.0)
@@ -102,6 +109,7 @@ class Memory:
     _key: tuple[object, ...] = ()
     _seen: int = 0
     _open_knock: bool = False
+    _settled: bool = False
 
     @property
     def key(self) -> tuple[object, ...]:
@@ -123,6 +131,7 @@ class Memory:
         fresh = key != self._key or len(history) < self._seen
         if fresh:
             self._key, self._seen, self._open_knock = key, 0, obs.poverty
+            self._settled = False
             for name in obs.players:
                 self.of(name).hands += 1
         names = obs.players
@@ -152,6 +161,14 @@ class Memory:
             if act == "play":
                 self._open_knock = False
         self._seen = len(history)
+        if obs.complete and not self._settled:
+            self._settled = True
+            if len(obs.tricks) == 4 and obs.tricks[-1][2] is not None:
+                # Played out: every knock in the hand is shown for what it was.
+                for seat in {action.seat for action in history if action.act == "knock"}:
+                    habits = self.of(names[seat])
+                    habits.shown_knocks += 1
+                    habits.won_knocks += obs.winner == seat
 
 
 class Bot:

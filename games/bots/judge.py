@@ -75,6 +75,7 @@ class View:
         "tricks_left",
         "leads",
         "opponents",
+        "played",
     )
 
     def __init__(
@@ -88,6 +89,7 @@ class View:
         leads: bool,
         opponents: int,
         known_held: int = 0,
+        seat: int | None = None,
     ) -> None:
         self.cards = list(cards)
         self.unknown = unknown
@@ -102,6 +104,8 @@ class View:
         self.tricks_left = tricks_left
         self.leads = leads
         self.opponents = opponents
+        # The card this player has already put into the trick on the table, if any.
+        self.played = next((card for s, card in trick if s == seat), None)
 
     def top(self, card: int, held: int | None = None) -> float:
         return top_chance(
@@ -129,13 +133,12 @@ def _trick_best(trick: Sequence[tuple[int, int]]) -> int:
     return max(card for _, card in trick if card >> 3 == suit)
 
 
-def win_chance(view: View, played: int | None = None) -> float:
-    """Rough chance of winning the last trick from here (0..1).
-
-    `played`: the card this player has already put on the table in the last trick, if any."""
+def win_chance(view: View) -> float:
+    """Rough chance of winning the last trick from here (0..1)."""
     if view.opponents == 0:
         return 1.0
     trick = view.trick
+    played = view.played
     if view.tricks_left == 1:
         if played is not None or not view.cards:
             # The last card is down: it wins unless beaten by those still to play.
@@ -160,7 +163,10 @@ def win_chance(view: View, played: int | None = None) -> float:
     # Taking the third trick to lead the keeper is far from sure even with a good second card:
     # others fight for that lead too.
     lead = LEAD_SHARE * max((view.top(card) for card in rest), default=0.0)
-    if view.tricks_left == 2 and trick and view.cards:
+    if view.tricks_left == 2 and played is not None:
+        # Already played to the third trick: the lead is the card's to win.
+        lead = view.top(played, view.trick_left) if _trick_best(trick) == played else 0.0
+    elif view.tricks_left == 2 and trick and view.cards:
         # Winning this trick leads the last: can a card other than the keeper still take it?
         suit = trick[0][1] >> 3
         best = _trick_best(trick)

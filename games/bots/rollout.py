@@ -53,7 +53,9 @@ def _view(world: Hand, seat: int) -> View:
         trick_left = 0
     decided = len(world.tricks) - (1 if current is not None else 0)
     leads = current is None and world.turn == seat
-    return View(cards, ALL & ~seen, held, trick, trick_left, TRICKS - decided, leads, len(others))
+    return View(
+        cards, ALL & ~seen, held, trick, trick_left, TRICKS - decided, leads, len(others), 0, seat
+    )
 
 
 def play_out(world: Hand, styles: list[Style], rng: random.Random) -> None:

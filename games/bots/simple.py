@@ -106,7 +106,8 @@ def knocker_credibility(bot: Bot, obs: Observation) -> float:
     if obs.answer_to is None:
         return 0.0  # the poverty stake: the poor player was forced, not confident
     habits = bot.memory.of(obs.players[obs.answer_to])
-    credibility = min(1.0, max(0.1, 1.25 - habits.knock_rate()))
+    # Knocks that held up when played out, and knocks that are rare, both mean strength.
+    credibility = min(1.0, max(0.1, habits.knock_truth() + 0.6 - 0.5 * habits.knock_rate()))
     if obs.announcements.get(obs.answer_to):
         credibility = min(1.0, credibility + 0.2)
     return credibility
@@ -226,4 +227,6 @@ class Reckless(RuleBot):
         return _find(obs, "stay") or obs.legal[0]
 
     def wants_knock(self, obs: Observation, due: bool) -> bool:
-        return True
+        # Without a knock cap two reckless players would knock each other forever: stop where
+        # `knock_cap: lives` would have stopped it.
+        return obs.stake + 1 <= max(obs.lives[obs.seat or 0], 2)

@@ -33,7 +33,9 @@ OTHER_OUT_BONUS: Final = 1.5
 # Playouts price a knock as Normal-like seats would answer it; a searching table answers more
 # boldly, so a knock must beat playing on by this many lives before it is made. Without it
 # three Strong players knock each other up to stakes of 5 and 6 and lose to a cautious player.
-KNOCK_MARGIN: Final = 0.25  # per unit of the stake before the knock
+KNOCK_MARGIN: Final = 0.2
+KNOCK_STEP: Final = 0.5  # and this much more for every knock before it
+SURE: Final = 0.03  # the share of worlds a "sure" knock may still lose
 # A hand that costs several lives at once is worse than its mean: the rubber is lost by the
 # first to run out, so swings hurt. Each life lost in a hand costs this much more per life.
 SWING: Final = 0.15
@@ -47,9 +49,13 @@ class Strong(Normal):
     level = "strong"
     searches = True
 
-    def __init__(self, seed: int | None = None, budget: float = DEFAULT_BUDGET) -> None:
+    def __init__(
+        self, seed: int | None = None, budget: float = DEFAULT_BUDGET, worlds: int = MAX_WORLDS
+    ) -> None:
         super().__init__(seed)
         self.budget = budget
+        # A fixed number of worlds (with a generous budget) makes a decision repeatable.
+        self.worlds = worlds
         self.last_worlds = 0
 
     def choose(self, obs: Observation, rules: HouseRules) -> Action | None:
@@ -113,7 +119,8 @@ class Strong(Normal):
             return 1.0 - self.memory.of(names[seat]).dirty_rate()
 
         def knock_belief(seat: int) -> float:
-            return min(0.9, max(0.0, 1.2 - self.memory.of(names[seat]).knock_rate()))
+            habits = self.memory.of(names[seat])
+            return min(0.95, max(0.0, habits.knock_truth() + 0.5 - 0.5 * habits.knock_rate()))
 
         def stay_belief(seat: int) -> float:
             return 0.8 * self.memory.of(names[seat]).fold_rate()
@@ -124,10 +131,11 @@ class Strong(Normal):
         total_w = 0.0
         sums = [0.0] * k
         squares = [0.0] * k
+        paying = [0.0] * k
         playout_rng = random.Random()
         worlds = 0
         failures = 0
-        while worlds < MAX_WORLDS:
+        while worlds < self.worlds:
             sampled = sample_world(knowledge, self.rng)
             if sampled is None:
                 failures += 1
@@ -144,6 +152,8 @@ class Strong(Normal):
                 play_out(branch, styles, playout_rng)
                 value = _value(branch, me, rules.end_condition == "first_out")
                 sums[i] += weight * value
+                if branch.lost[me] > 0:
+                    paying[i] += weight
                 squares[i] += weight * value * value
             total_w += weight
             worlds += 1
@@ -154,9 +164,13 @@ class Strong(Normal):
         self.last_worlds = worlds
         if total_w <= 0.0:
             return self.fallback(obs, rules, candidates)
+        # A knock on a sure winner risks nothing (this seat paid in almost no world), so even
+        # a small gain makes it: "knock before you show your 10".
         margins = [
-            KNOCK_MARGIN * obs.stake * total_w if c is not None and c.act == "knock" else 0.0
-            for c in candidates
+            knock_margin(obs.stake) * total_w
+            if c is not None and c.act == "knock" and paying[i] > SURE * total_w
+            else 0.0
+            for i, c in enumerate(candidates)
         ]
         best = max(range(k), key=lambda i: sums[i] - margins[i])
         return candidates[best]
@@ -167,6 +181,11 @@ class Strong(Normal):
         """Normal's choice, should no consistent world be found (it should not happen)."""
         action = Normal.choose(self, obs, rules)
         return action if action in candidates else candidates[0]
+
+
+def knock_margin(stake: int) -> float:
+    """Lives a knock must gain over playing on: more for each knock already made."""
+    return KNOCK_MARGIN + KNOCK_STEP * (stake - 1)
 
 
 def _value(world: Hand, me: int, first_out: bool) -> float:

@@ -1,0 +1,73 @@
+"""Bots never see a hidden card: they decide from the observation alone, and the worlds Strong
+imagines are exactly the hands its seat could be in."""
+
+from __future__ import annotations
+
+import random
+
+from games.bots import LEVELS, make_bot
+from games.bots.strong import Strong
+from games.bots.world import Knowledge, sample_world
+from games.engine import observe
+
+from .helpers import random_hand, random_rules, random_walk
+
+
+def _situations(count: int, seed: int):
+    rng = random.Random(seed)
+    found = 0
+    index = 0
+    while found < count:
+        index += 1
+        rules = random_rules(rng)
+        hand = random_walk(random_hand(rng, rules, seed * 7919 + index), rng, rng.randint(0, 30))
+        if hand.complete:
+            continue
+        seats = [s for s in range(hand.n) if hand.legal_actions(s) and hand.hands[s]]
+        if not seats:
+            continue
+        found += 1
+        yield rules, hand, rng.choice(seats)
+
+
+def test_every_imagined_world_looks_to_the_seat_exactly_like_the_real_hand() -> None:
+    rng = random.Random(3)
+    for rules, hand, seat in _situations(150, 1):
+        obs = observe(hand, seat)
+        knowledge = Knowledge(obs, rules)
+        for _ in range(4):
+            sampled = sample_world(knowledge, rng)
+            assert sampled is not None, "no world consistent with a real observation"
+            world, weight = sampled
+            assert weight > 0
+            assert observe(world, seat) == obs
+
+
+def test_imagined_worlds_differ_from_the_real_hand_in_the_hidden_cards() -> None:
+    rng = random.Random(4)
+    differ = 0
+    for rules, hand, seat in _situations(40, 2):
+        knowledge = Knowledge(observe(hand, seat), rules)
+        sampled = sample_world(knowledge, rng)
+        assert sampled is not None
+        world, _ = sampled
+        others = [sorted(world.hands[s]) for s in range(hand.n) if s != seat]
+        differ += others != [sorted(hand.hands[s]) for s in range(hand.n) if s != seat]
+    assert differ > 20
+
+
+def test_a_decision_is_the_same_whatever_the_hidden_cards_are() -> None:
+    """Swap the real hand for an imagined one its seat cannot tell apart: same decision."""
+    rng = random.Random(5)
+    for number, (rules, hand, seat) in enumerate(_situations(40, 3)):
+        obs = observe(hand, seat)
+        sampled = sample_world(Knowledge(obs, rules), rng)
+        assert sampled is not None
+        twin = observe(sampled[0], seat)
+        for level in LEVELS:
+            if level == "strong":
+                first = Strong(number, budget=30.0, worlds=12)
+                second = Strong(number, budget=30.0, worlds=12)
+            else:
+                first, second = make_bot(level, seed=number), make_bot(level, seed=number)
+            assert first.decide(obs, rules) == second.decide(twin, rules)
