@@ -29,6 +29,7 @@ import platform
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -60,7 +61,7 @@ def wilson(losses: int, n: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def one_rubber(job: tuple[str, int, float]) -> dict[str, object]:
+def one_rubber(job: tuple[str, int, float]) -> dict[str, Any]:
     name, index, budget = job
     hero, field = LINEUPS[name]
     hero_seat = index % 4
@@ -138,8 +139,8 @@ def main() -> None:
             kind, bound = TARGETS[name]
             rate = losses / len(results)
             met = rate <= bound if kind == "at_most" else low > bound
-            asks = [t for r in results for t in r["asks"]]  # type: ignore[attr-defined]
-            searches = [t for r in results for t in r["searches"]]  # type: ignore[attr-defined]
+            asks = [t for r in results for t in r["asks"]]
+            searches = [t for r in results for t in r["searches"]]
             if budget == args.budget:
                 all_asks += asks
                 all_searches += searches
@@ -152,9 +153,9 @@ def main() -> None:
                 "interval95": [round(low, 4), round(high, 4)],
                 "field_loss_rate_per_seat": round(
                     sum(r["field_losses"] for r in results) / (3 * len(results)),
-                    4,  # type: ignore[misc]
+                    4,
                 ),
-                "hands_per_rubber": round(sum(r["hands"] for r in results) / len(results), 2),  # type: ignore[misc]
+                "hands_per_rubber": round(sum(r["hands"] for r in results) / len(results), 2),
                 "strong_budget_s": budget,
                 "target": f"{kind} {bound}",
                 "met": met,

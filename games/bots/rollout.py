@@ -37,8 +37,8 @@ class Style:
 def _view(world: Hand, seat: int) -> View:
     cards = world.hands[seat]
     seen = mask_of(cards)
-    for trick in world.tricks:
-        for _, card in trick.plays:
+    for done in world.tricks:
+        for _, card in done.plays:
             seen |= 1 << card
     folded = world.folded
     hands = world.hands
@@ -76,8 +76,9 @@ def play_out(world: Hand, styles: list[Style], rng: random.Random) -> None:
                 stay = style.answers == "stay"
             world.apply(STAY[seat] if stay else FOLD[seat])
             continue
-        seat = world.turn
-        assert seat is not None
+        turn = world.turn
+        assert turn is not None
+        seat = turn
         view = _view(world, seat)
         moment = (seat, len(world.tricks), len(world.current.plays) if world.current else 0)
         if knocks < MAX_KNOCKS and moment not in considered:

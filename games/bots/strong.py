@@ -22,7 +22,7 @@ from games.engine import Action, Hand, HouseRules, Observation
 
 from .base import is_due, view_of
 from .judge import win_chance
-from .rollout import Style, play_out
+from .rollout import Answering, Knocking, Style, play_out
 from .simple import Normal, _answering, _find
 from .world import Knowledge, sample_world
 
@@ -71,7 +71,7 @@ class Strong(Normal):
         if due:
             candidates = [a for a in obs.legal if a.act in ("play", "stay", "fold", "knock")]
             if _answering(obs):
-                candidates = [a for a in candidates if a.act in ("stay", "fold")]
+                candidates = [a for a in candidates if a is not None and a.act in ("stay", "fold")]
         else:
             knock = _find(obs, "knock")
             # Out of turn, search only when a knock could be worth it: most offers are not.
@@ -90,20 +90,20 @@ class Strong(Normal):
                 styles.append(Style())
                 continue
             habits = self.memory.of(name)
-            answers: str = "judge"
+            answers: Answering = "judge"
             if habits.answers >= 4:
                 if habits.folds >= 0.95 * habits.answers:
                     answers = "fold"
                 elif habits.folds <= 0.05 * habits.answers:
                     answers = "stay"
-            knocks: str = "judge"
+            knocks: Knocking = "judge"
             if habits.hands >= 3 and habits.knock_rate() > 1.5:
                 knocks = "always"
             elif habits.hands >= 6 and habits.knocks == 0:
                 knocks = "never"
             # Judging alone folds about 55% of answers at this table's usual stakes.
             bias = 0.8 * (0.55 - habits.fold_rate())
-            styles.append(Style(answers, knocks, stay_bias=bias))  # type: ignore[arg-type]
+            styles.append(Style(answers, knocks, stay_bias=bias))
         return styles
 
     def search(

@@ -12,14 +12,18 @@ from games.bots import decide_async, make_bot
 from games.engine import CLASSIC, Hand, observe
 
 
-async def _worst_lateness(work: asyncio.Future, tick: float = 0.005) -> float:  # type: ignore[type-arg]
-    """Sleep `tick` again and again until `work` is done; the worst overshoot of a sleep."""
-    worst = 0.0
+async def _lateness(work: asyncio.Future, tick: float = 0.005) -> tuple[float, float]:  # type: ignore[type-arg]
+    """Sleep `tick` again and again until `work` is done: the median and worst overshoot.
+
+    A thread running the search would hold the GIL: each sleep would overshoot by about the
+    5 ms switch interval. The median tells that apart from a busy machine's odd late wake-up."""
+    overshoots = []
     while not work.done():
         start = time.perf_counter()
         await asyncio.sleep(tick)
-        worst = max(worst, time.perf_counter() - start - tick)
-    return worst
+        overshoots.append(time.perf_counter() - start - tick)
+    overshoots.sort()
+    return overshoots[len(overshoots) // 2], overshoots[-1]
 
 
 @pytest.fixture(scope="module")
@@ -41,11 +45,12 @@ async def test_the_loop_keeps_ticking_while_strong_thinks(pool: ProcessPoolExecu
     await decide_async(bot, obs, CLASSIC, pool)  # warm: the worker imports the bots
     started = time.perf_counter()
     decision = asyncio.ensure_future(decide_async(bot, obs, CLASSIC, pool))
-    worst = await _worst_lateness(decision)
+    median, worst = await _lateness(decision)
     action = await decision
     assert action in obs.legal
     assert time.perf_counter() - started > 0.05, "no search ran: nothing was measured"
-    assert worst < 0.02, f"a 5 ms sleep overshot by {worst * 1000:.1f} ms"
+    assert median < 0.002, f"5 ms sleeps overshot by {median * 1000:.1f} ms (median)"
+    assert worst < 0.05, f"a 5 ms sleep overshot by {worst * 1000:.1f} ms"
 
 
 async def test_rule_levels_answer_in_place_without_a_pool() -> None:
