@@ -29,7 +29,7 @@ from games.conf import seconds
 from games.models import Table
 from games.render import Viewer, choose_active, render_error, render_view
 from games.services import TableError
-from games.tables import Holder, read_state
+from games.tables import Holder, read_state, view_state
 
 log = logging.getLogger(__name__)
 
@@ -161,19 +161,20 @@ class TableConsumer(AsyncWebsocketConsumer):
     # -- to the phone ---------------------------------------------------------------------------
 
     async def table_changed(self, event: dict[str, Any]) -> None:
-        if event.get("version", 0) > self.last_version:
-            await self.send_view()
+        version = event.get("version", 0)
+        if version > self.last_version:
+            await self.send_view(at_least=version)
 
-    async def send_view(self, force: bool = False) -> None:
-        version, html = await database_sync_to_async(self._render)()
+    async def send_view(self, force: bool = False, at_least: int | None = None) -> None:
+        version, html = await database_sync_to_async(self._render)(at_least)
         if version <= self.last_version and not force:
             return
         self.last_version = max(self.last_version, version)
         await self.send(text_data=html)
 
-    def _render(self) -> tuple[int, str]:
-        table = Table.objects.select_related("club").get(pk=self.table_id)
-        state = read_state(table)
+    def _render(self, at_least: int | None) -> tuple[int, str]:
+        state = view_state(self.table_id, at_least)
+        table = state.table
         # Seats can change between rubbers (a phone takes another seat): ask again each time.
         self.seats = tuple(state.held_by(self.holder))
         viewer = Viewer(

@@ -43,7 +43,7 @@ from games.models import (
     Table,
 )
 from games.refusals import engine_message
-from games.tables import Holder, TableState, load_state, read_state
+from games.tables import Holder, TableState, editable_state, load_state, read_state
 
 log = logging.getLogger(__name__)
 
@@ -390,7 +390,7 @@ def act(
         receipt = ActionReceipt.objects.filter(table=table, action_id=action_id).first()
         if receipt is not None:
             return Outcome(receipt.version, duplicate=True)
-        state = load_state(table)
+        state = editable_state(table)
         if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < len(state.seats):
             raise TableError("bad_action", _("There is no such seat."))
         if not holder.holds(state.seats[seat]):
@@ -600,7 +600,7 @@ def fire_deadline(table_id: int, now: datetime | None = None) -> bool:
         locked = _lock(table_id)
         if locked.version != table.version or locked.deadline_at is None:
             return False
-        state = load_state(locked)
+        state = editable_state(locked)
         step = _due_step(state, now)
         if step is None:
             _save(state, now, changed=False)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -164,3 +165,50 @@ def read_state(table: Table) -> TableState:
         hand=played.hand,
         hand_seats=list(played.hand_seats),
     )
+
+
+_views: OrderedDict[int, TableState] = OrderedDict()
+
+
+def view_state(table_id: int, at_least: int | None = None) -> TableState:
+    """The table for rendering views, shared by every connection of this process at one version.
+
+    When a change is published, the first connection to render it reads the table (one query
+    for the row and one for the seats; the replayed hand comes from `read_state`), and the other
+    phones at the table render from the same snapshot. `at_least`: the version the caller was
+    told of; a snapshot that old or newer will do. None: read the row again (a phone that just
+    connected or asked for a full view must get the table as it is now). Never change it."""
+    with _played_lock:
+        cached = _views.get(table_id)
+    if at_least is not None and cached is not None and cached.table.version >= at_least:
+        return cached
+    table = Table.objects.select_related("club").get(pk=table_id)
+    if cached is not None and (cached.table.version, cached.table.changed_at) == (
+        table.version,
+        table.changed_at,
+    ):
+        return cached
+    state = read_state(table)
+    with _played_lock:
+        _views[table_id] = state
+        _views.move_to_end(table_id)
+        while len(_views) > PLAYED_CACHE_TABLES:
+            _views.popitem(last=False)
+    return state
+
+
+def editable_state(table: Table) -> TableState:
+    """The state to make a change to (`table` locked by the caller): `read_state`'s snapshot,
+    copied where a change writes, so the shared snapshot stays as it was."""
+    shared = read_state(table)
+    state = TableState(table=table, seats=shared.seats, hand_seats=list(shared.hand_seats))
+    if shared.rubber is not None:
+        rubber = state.rubber = copy.copy(shared.rubber)
+        rubber.lives = list(rubber.lives)
+        rubber.losers = list(rubber.losers)
+    if shared.hand_row is not None:
+        row = state.hand_row = copy.copy(shared.hand_row)
+        row.record = {**row.record, "actions": list(row.record["actions"])}
+    if shared.hand is not None:
+        state.hand = shared.hand.copy()
+    return state
