@@ -43,7 +43,7 @@ from games.models import (
     Table,
 )
 from games.refusals import engine_message
-from games.tables import Holder, TableState, editable_state, load_state, read_state
+from games.tables import Holder, TableState, editable_state, load_state
 
 log = logging.getLogger(__name__)
 
@@ -261,22 +261,16 @@ def set_bot(table_id: int, index: int, level: str, user: User) -> int:
 
 
 def mark_seen(table_id: int, holder: Holder) -> None:
-    """A phone is here: its seats count as connected (heartbeat; no version change)."""
+    """A phone is here: its seats count as connected (a heartbeat: one update, no lock).
+
+    Nothing else is needed, either way: the deadline of a due player is at the latest when her
+    grace runs out counted from when she was last heard, so a phone that drops is noticed by
+    itself, and a deadline that comes while she is still heard from is re-planned and passes."""
     if not holder.key and holder.user_id is None and holder.guest_id is None:
         return
-    now = timezone.now()
-    seats = [s for s in Seat.objects.filter(table_id=table_id) if holder.holds(s)]
-    if not seats:
-        return
-    Seat.objects.filter(pk__in=[s.pk for s in seats]).update(last_seen=now)
-    # A player back from being away takes over again: the table's deadline may move.
-    with transaction.atomic():
-        table = _lock(table_id)
-        state = read_state(table)
-        deadline = next_deadline(state, now)
-        if deadline != table.deadline_at:
-            table.deadline_at = deadline
-            table.save(update_fields=["deadline_at"])
+    seats = [s.pk for s in Seat.objects.filter(table_id=table_id) if holder.holds(s)]
+    if seats:
+        Seat.objects.filter(pk__in=seats).update(last_seen=timezone.now())
 
 
 # -- rubbers ------------------------------------------------------------------------------------
@@ -522,12 +516,10 @@ def _steps(state: TableState, now: datetime) -> list[Step]:
         if seat.bot_level:
             steps.append(Step(bot_at, "bot", table_seat))
             continue
-        when = changed + timedelta(seconds=seconds("TOEPEN_TURN_SECONDS"))
-        if state.is_away(seat, now):
-            last_seen = seat.last_seen or changed
-            grace = last_seen + timedelta(seconds=seconds("TOEPEN_GRACE_SECONDS"))
-            when = min(when, max(bot_at, grace))
-        steps.append(Step(when, "auto", table_seat))
+        # The turn clock, or sooner if her phone goes quiet for the grace period.
+        turn = changed + timedelta(seconds=seconds("TOEPEN_TURN_SECONDS"))
+        grace = (seat.last_seen or changed) + timedelta(seconds=seconds("TOEPEN_GRACE_SECONDS"))
+        steps.append(Step(min(turn, max(bot_at, grace)), "auto", table_seat))
     return steps
 
 
@@ -546,10 +538,12 @@ def _think(state: TableState, step: Step) -> Action | None:
     assert step.seat is not None and state.rubber is not None
     observation = state.observe(step.seat)
     assert observation is not None
-    if step.kind == "bot_laundry":
-        # Only the laundry is open to it now: keep the hand, or exchange, or challenge.
-        legal = tuple(a for a in observation.legal if a.act in LAUNDRY_ACTS)
-        observation = dataclasses.replace(observation, legal=legal)
+    # Offer only what the table allows now: in its laundry window the laundry alone (keep the
+    # hand, exchange, challenge); outside it never the laundry, though the engine's stays open
+    # until the first other action.
+    in_window = step.kind == "bot_laundry"
+    legal = tuple(a for a in observation.legal if (a.act in LAUNDRY_ACTS) == in_window)
+    observation = dataclasses.replace(observation, legal=legal)
     bot = players.bot_for(
         state.table.pk, state.rubber.number, step.seat, state.seats[step.seat].bot_level
     )

@@ -195,6 +195,10 @@ def test_the_turn_clock_plays_the_lowest_card_for_a_player_who_does_nothing(
     state = state_of(table)
     due = state.hand.due()[0]
     hand = state.hand.hands[due]
+    # Her phone is heard all along (as its heartbeats would keep it): only the turn clock runs.
+    Seat.objects.filter(table=table, index=state.table_seat(due)).update(
+        last_seen=timezone.now() + timedelta(seconds=120)
+    )
     assert not services.fire_deadline(table.pk, timezone.now() + timedelta(seconds=30))
     assert services.fire_deadline(table.pk, timezone.now() + timedelta(seconds=61))
     [action] = record_actions(table)
@@ -206,36 +210,33 @@ def test_the_turn_clock_plays_the_lowest_card_for_a_player_who_does_nothing(
 
 def test_a_dropped_phone_keeps_its_seat_for_the_grace_period_then_the_table_plays(
     klaver: Club4,
-    settings,
 ) -> None:
     table = four_people_table(klaver)
     state = state_of(table)
     due = state.table_seat(state.hand.due()[0])
-    gone = timezone.now() - timedelta(seconds=40)
-    Seat.objects.filter(table=table, index=due).update(last_seen=gone)
-    # Refresh the deadline as a heartbeat of another phone would.
-    services.mark_seen(table.pk, holder(people(klaver)[(due + 1) % 4]))
-    table.refresh_from_db()
-    # Grace 30 s after she was last seen: already over, so the table acts at once.
-    assert table.deadline_at <= timezone.now() + timedelta(seconds=2)
-    assert services.fire_deadline(table.pk, timezone.now() + timedelta(seconds=2))
-    assert record_actions(table)[-1]["auto"] is True
+    # Her phone was last heard when she sat down, and never since (30 s of grace).
+    heard = Seat.objects.get(table=table, index=due).last_seen
+    assert not services.fire_deadline(table.pk, heard + timedelta(seconds=28))
+    assert record_actions(table) == []
+    assert services.fire_deadline(table.pk, heard + timedelta(seconds=31))
+    [action] = record_actions(table)
+    assert action["auto"] is True and action["seat"] == state.hand_seat(due)
 
 
 def test_a_player_back_from_away_takes_over_again(klaver: Club4) -> None:
     table = four_people_table(klaver)
     state = state_of(table)
     due = state.table_seat(state.hand.due()[0])
-    Seat.objects.filter(table=table, index=due).update(
-        last_seen=timezone.now() - timedelta(seconds=40)
-    )
-    services.mark_seen(table.pk, holder(people(klaver)[(due + 1) % 4]))
-    away_deadline = Table.objects.get(pk=table.pk).deadline_at
-    services.mark_seen(table.pk, holder(people(klaver)[due]))  # her phone is back
-    back_deadline = Table.objects.get(pk=table.pk).deadline_at
-    assert back_deadline - away_deadline > timedelta(seconds=20)
-    assert not services.fire_deadline(table.pk, timezone.now() + timedelta(seconds=5))
+    now = timezone.now()
+    # While her phone was quiet the table planned to play for her in 5 s ...
+    Seat.objects.filter(table=table, index=due).update(last_seen=now - timedelta(seconds=25))
+    Table.objects.filter(pk=table.pk).update(deadline_at=now + timedelta(seconds=5))
+    services.mark_seen(table.pk, holder(people(klaver)[due]))  # ... but her phone is back
+    # The deadline comes, finds her here, plays nothing, and plans her turn clock again.
+    assert not services.fire_deadline(table.pk, now + timedelta(seconds=6))
     assert record_actions(table) == []
+    table.refresh_from_db()
+    assert table.deadline_at > now + timedelta(seconds=20)
 
 
 def test_the_laundry_window_holds_the_first_card_and_closes_by_itself(
@@ -355,3 +356,33 @@ def test_a_table_keeps_its_rules_when_the_profile_is_edited(klaver: Club4) -> No
     services.start_rubber(table.pk, klaver.anna.user)
     assert state_of(table).rubber.lives == [15, 15, 15]
     assert Table.objects.get(pk=table.pk).rules().starting_lives == 15
+
+
+def test_a_computer_player_is_offered_the_laundry_only_in_its_window(
+    klaver: Club4,
+    settings,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    offered: list[set[str]] = []
+    real_decide = services.players.decide
+
+    def spy(bot, observation, rules):
+        offered.append({a.act for a in observation.legal})
+        return real_decide(bot, observation, rules)
+
+    monkeypatch.setattr(services.players, "decide", spy)
+    settings.TOEPEN_LAUNDRY_SECONDS = 10
+    table = services.create_table(
+        club=klaver.club,
+        user=klaver.anna.user,
+        bots={0: "easy", 1: "easy", 2: "easy", 3: "easy"},
+        take_seat=None,
+    )
+    services.start_rubber(table.pk, klaver.anna.user)
+    for _ in range(6):  # the four computer players' laundry, then the window, then play
+        services.fire_deadline(table.pk, timezone.now() + timedelta(seconds=11))
+    laundry_acts = {"exchange", "challenge"}
+    # Every offer is the laundry alone (in the window) or nothing of it (after the window).
+    assert all(acts <= laundry_acts or not acts & laundry_acts for acts in offered)
+    assert any(acts and acts <= laundry_acts for acts in offered)
+    assert any("play" in acts for acts in offered)
