@@ -233,3 +233,17 @@ async def test_a_reconnecting_phone_gets_the_full_current_view(klaver: Club4) ->
     await again.send({"type": "sync"})
     assert live_attrs(await again.receive())["version"] == attrs["version"]
     await again.close()
+
+
+async def test_a_dutch_player_is_refused_in_dutch(klaver: Club4) -> None:
+    table = await started_table(klaver)
+
+    @database_sync_to_async
+    def speaks_dutch() -> None:
+        klaver.anna.user.language = "nl"
+        klaver.anna.user.save(update_fields=["language"])
+
+    await speaks_dutch()
+    anna = await connect(klaver.anna, table.code)
+    await refused(anna, {"act": "knock", "seat": 1, "id": "nl1"}, "Dat is niet jouw plaats.")
+    await anna.close()
