@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from games.engine import (
+    Action,
     Hand,
     HouseRules,
-    IllegalAction,
     Rubber,
     RulesError,
     announce,
@@ -20,6 +20,7 @@ from games.engine import (
     play,
     stay,
 )
+from tests.engine import helpers
 
 
 def deal(
@@ -31,20 +32,18 @@ def deal(
     immune: tuple[int, ...] = (),
 ) -> Hand:
     """A hand from readable hands ("8H QS AC 9D"); the stock: `stock_top`, then the rest."""
-    dealt = [[card_from_token(t) for t in hand.split()] for hand in hands]
-    top = [card_from_token(t) for t in stock_top.split()]
-    used = {card for hand in dealt for card in hand} | set(top)
-    stock = top + [card for card in range(32) if card not in used]
-    rules = rules or HouseRules()
-    return Hand(rules, lives or [rules.starting_lives] * len(hands), dealer, dealt, stock, immune)
+    return helpers.build(
+        [hand.split() for hand in hands],
+        rules=rules,
+        lives=lives,
+        dealer=dealer,
+        immune=immune,
+        top=stock_top.split(),
+    )
 
 
-def refused(hand: Hand, action, code: str) -> None:
-    before = (hand.result(), hand.record())
-    with pytest.raises(IllegalAction) as caught:
-        hand.apply(action)
-    assert caught.value.code == code
-    assert (hand.result(), hand.record()) == before
+def refused(hand: Hand, action: Action, code: str) -> None:
+    assert helpers.refused(hand, action) == code
 
 
 FOUR = ["8H QS AC 9D", "7S 10S KH JC", "9S 8C QH 10D", "AS 7C JD KC"]
