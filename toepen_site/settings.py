@@ -205,13 +205,16 @@ STATIC_ROOT = Path(os.environ.get("DJANGO_STATIC_ROOT", BASE_DIR / "staticfiles"
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-# Mail: the console by default; SMTP when EMAIL_HOST is set (Django 6.1 mailers).
-if os.environ.get("EMAIL_HOST"):
+# Mail (Django 6.1 mailers): printed on the console in development; SMTP in production or
+# whenever EMAIL_HOST is set (the host defaults to localhost, like Django's own default).
+if os.environ.get("EMAIL_HOST") or not DEBUG:
     MAILERS = {
         "default": {
-            "BACKEND": "django.core.mail.backends.smtp.EmailBackend",
+            "BACKEND": os.environ.get(
+                "DJANGO_EMAIL_BACKEND", "django.core.mail.backends.smtp.EmailBackend"
+            ),
             "OPTIONS": {
-                "host": os.environ["EMAIL_HOST"],
+                "host": os.environ.get("EMAIL_HOST", "localhost"),
                 "port": envint("EMAIL_PORT", 587),
                 "username": os.environ.get("EMAIL_HOST_USER", ""),
                 "password": os.environ.get("EMAIL_HOST_PASSWORD", ""),
@@ -237,7 +240,7 @@ if not DEBUG:
     CSRF_COOKIE_SECURE = True
     SECURE_HSTS_SECONDS = envint("DJANGO_HSTS_SECONDS", 60 * 60 * 24 * 365)
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
-    SECURE_HSTS_PRELOAD = envbool("DJANGO_HSTS_PRELOAD", False)
+    SECURE_HSTS_PRELOAD = envbool("DJANGO_HSTS_PRELOAD", True)
     SECURE_CONTENT_TYPE_NOSNIFF = True
     SECURE_REFERRER_POLICY = "same-origin"
 
