@@ -176,7 +176,8 @@ class Normal(RuleBot):
         everyone_folds = 1.0
         for rate in rates:
             everyone_folds *= rate
-        return min(0.6, max(0.03, 0.1 + everyone_folds))
+        # Tame: against beginners who stay on any 10, freer bluffing lost Normal rubbers.
+        return min(0.4, 0.02 + 0.5 * everyone_folds)
 
 
 class Easy(RuleBot):
@@ -188,7 +189,10 @@ class Easy(RuleBot):
     challenge_chance = 0.1
 
     def answer(self, obs: Observation) -> Action:
-        strong = naive_strength(obs.hand or ()) >= 0.8
+        # Stays on the first knock with a 10 or a 9 in hand, whatever has been played; as the
+        # stake climbs it takes fright and wants a 10 with a 9 or 10 beside it.
+        need = 0.65 if obs.stake <= 2 else 0.95
+        strong = naive_strength(obs.hand or ()) >= need
         if self.rng.random() < 0.15:
             strong = not strong  # the beginner's misjudgement, either way
         return _find(obs, "stay" if strong else "fold") or obs.legal[0]
@@ -200,6 +204,9 @@ class Easy(RuleBot):
         if self.rng.random() < 0.25:
             return self.rng.choice(plays)
         view: View = view_of(obs)
+        if not view.trick and view.tricks_left > 1 and self.rng.random() < 0.4:
+            # Leads its highest card to take an early trick, spending its best last card.
+            return max(plays, key=lambda card: card & 7)
         if view.trick and view.tricks_left > 1:
             # Takes a trick whenever it can, with its highest card: the classic waste.
             suit = view.trick[0][1] >> 3
