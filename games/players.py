@@ -8,10 +8,10 @@ changed meanwhile). Each process keeps its bots between decisions, so they remem
 
 from __future__ import annotations
 
-import copy
 from collections import OrderedDict
 
 from games.bots import Bot, make_bot, shared_pool
+from games.bots.aio import decide_in
 from games.engine import Action, HouseRules, Observation
 
 DECISION_TIMEOUT = 10.0
@@ -30,18 +30,10 @@ def bot_for(table_id: int, rubber: int, seat: int, level: str) -> Bot:
     return bot
 
 
-def _choose(bot: Bot, observation: Observation, rules: HouseRules) -> Action | None:
-    return bot.decide(observation, rules)
-
-
 def decide(bot: Bot, observation: Observation, rules: HouseRules) -> Action | None:
     """The bot's action (None: nothing now). Searching levels think in the process pool."""
     if not observation.legal:
         return None
     if not getattr(bot, "searches", False):
         return bot.decide(observation, rules)
-    bot.notice(observation)
-    worker = copy.copy(bot)
-    worker.rng = type(bot.rng)(bot.rng.getrandbits(64))
-    future = shared_pool().submit(_choose, worker, observation, rules)
-    return future.result(timeout=DECISION_TIMEOUT)
+    return decide_in(shared_pool(), bot, observation, rules).result(timeout=DECISION_TIMEOUT)

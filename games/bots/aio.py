@@ -12,7 +12,7 @@ import asyncio
 import atexit
 import copy
 import multiprocessing
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
 
 from games.engine import Action, HouseRules, Observation
 
@@ -36,6 +36,23 @@ def _choose(bot: Bot, obs: Observation, rules: HouseRules) -> Action | None:
     return bot.decide(obs, rules)
 
 
+def worker_for(bot: Bot, obs: Observation) -> Bot:
+    """The copy of a searching bot that decides in another process: the bot reads the
+    observation into its memory here first, and the copy gets its own seed, so the parent's
+    generator moves on as if it had decided itself."""
+    bot.notice(obs)
+    worker = copy.copy(bot)
+    worker.rng = type(bot.rng)(bot.rng.getrandbits(64))
+    return worker
+
+
+def decide_in(
+    executor: Executor, bot: Bot, obs: Observation, rules: HouseRules
+) -> Future[Action | None]:
+    """Start a searching bot's decision in `executor` (from a worker thread or a script)."""
+    return executor.submit(_choose, worker_for(bot, obs), obs, rules)
+
+
 async def decide_async(
     bot: Bot, obs: Observation, rules: HouseRules, executor: Executor | None = None
 ) -> Action | None:
@@ -45,9 +62,4 @@ async def decide_async(
         return None
     if not getattr(bot, "searches", False):
         return bot.decide(obs, rules)
-    bot.notice(obs)
-    worker = copy.copy(bot)
-    # Each decision gets its own seed, so the parent's generator moves on as if it had decided.
-    worker.rng = type(bot.rng)(bot.rng.getrandbits(64))
-    loop = asyncio.get_running_loop()
-    return await loop.run_in_executor(executor or shared_pool(), _choose, worker, obs, rules)
+    return await asyncio.wrap_future(decide_in(executor or shared_pool(), bot, obs, rules))
