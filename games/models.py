@@ -74,6 +74,8 @@ class Table(models.Model):
     laundry_until = models.DateTimeField(_("laundry window closes"), null=True, blank=True)
     # Seats that are done with the laundry; when every seat is, the window closes early.
     laundry_ready = models.JSONField(_("ready after the laundry"), default=list, blank=True)
+    # Computer players already offered an out-of-turn action at this version (who said no).
+    bots_offered = models.JSONField(_("computer players asked"), default=list, blank=True)
     # When the answers now awaited fell due: the start of a simultaneous answer window.
     awaiting_since = models.DateTimeField(_("answers due since"), null=True, blank=True)
     created_at = models.DateTimeField(_("created"), auto_now_add=True)

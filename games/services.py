@@ -101,8 +101,9 @@ def _save(state: TableState, now: datetime, *, changed: bool = True) -> int:
     if changed:
         table.version += 1
         table.changed_at = now
+        table.bots_offered = []
         fields += ["version", "changed_at", "laundry_until", "laundry_ready", "awaiting_since"]
-        fields += ["status"]
+        fields += ["status", "bots_offered"]
     table.deadline_at = next_deadline(state, now)
     table.save(update_fields=fields)
     if changed:
@@ -477,12 +478,19 @@ def _apply(state: TableState, action: Action, now: datetime) -> None:
 # -- deadlines ----------------------------------------------------------------------------------
 
 
+BOT_STEPS = ("bot", "bot_laundry", "bot_offer")
+
+
+class _NothingChanged(Exception):
+    """A step that only noted something (a computer player declined an offer): no new version."""
+
+
 @dataclass(frozen=True)
 class Step:
     """Something the table does by itself at `when`; `seat` is a table seat."""
 
     when: datetime
-    kind: str  # deal, close_laundry, close_answers, bot_laundry, bot, auto
+    kind: str  # deal, close_laundry, close_answers, bot_laundry, bot, bot_offer, auto
     seat: int | None = None
 
 
@@ -507,6 +515,17 @@ def _steps(state: TableState, now: datetime) -> list[Step]:
         return steps
     steps = []
     due = [state.table_seat(hand_seat) for hand_seat in hand.due()]
+    if not hand.awaiting:
+        # A computer player not due may still knock, announce or fold: offered once a version,
+        # before the seat the hand waits for is asked (as games.bots expects).
+        for hand_seat, table_seat in enumerate(state.hand_seats):
+            if (
+                state.seats[table_seat].bot_level
+                and table_seat not in due
+                and table_seat not in table.bots_offered
+                and any(a.act not in LAUNDRY_ACTS for a in hand.legal_actions(hand_seat))
+            ):
+                steps.append(Step(bot_at, "bot_offer", table_seat))
     if hand.awaiting and state.rules.response_order == "simultaneous":
         since = table.awaiting_since or changed
         steps.append(Step(since + timedelta(seconds=state.rules.response_seconds), "close_answers"))
@@ -530,7 +549,7 @@ def next_deadline(state: TableState, now: datetime) -> datetime | None:
 
 def _due_step(state: TableState, now: datetime) -> Step | None:
     due = [step for step in _steps(state, now) if step.when <= now]
-    return min(due, key=lambda step: step.when) if due else None
+    return min(due, key=lambda step: (step.when, step.kind != "bot_offer")) if due else None
 
 
 def _think(state: TableState, step: Step) -> Action | None:
@@ -566,6 +585,13 @@ def _carry_out(state: TableState, step: Step, now: datetime, decision: Action | 
         if decision is not None:
             _apply(state, decision, now)
         _mark_ready(state, step.seat)
+    elif step.kind == "bot_offer":
+        assert step.seat is not None
+        if decision is None:
+            # Nothing now: not asked again until the table changes.
+            state.table.bots_offered = [*state.table.bots_offered, step.seat]
+            raise _NothingChanged
+        _apply(state, decision, now)
     else:
         assert step.seat is not None
         observation = state.observe(step.seat)
@@ -588,7 +614,7 @@ def fire_deadline(table_id: int, now: datetime | None = None) -> bool:
         return False
     planned = _due_step(load_state(table), now)
     decision = None
-    if planned is not None and planned.kind in ("bot", "bot_laundry"):
+    if planned is not None and planned.kind in BOT_STEPS:
         decision = _think(load_state(table), planned)
     with transaction.atomic():
         locked = _lock(table_id)
@@ -601,12 +627,17 @@ def fire_deadline(table_id: int, now: datetime | None = None) -> bool:
             return False
         if step != planned:
             decision = None
-            if step.kind in ("bot", "bot_laundry"):
+            if step.kind in BOT_STEPS:
                 return False  # think again, unlocked, on the next tick
         try:
             with transaction.atomic():
                 _carry_out(state, step, now, decision)
                 _save(state, now)
+        except _NothingChanged:
+            locked.bots_offered = state.table.bots_offered
+            locked.save(update_fields=["bots_offered"])
+            _save(state, now, changed=False)
+            return False
         except TableError:
             # Should not happen (the plan and the engine agree); never spin on it: retry later.
             log.exception("table %s: a deadline could not be carried out", table_id)

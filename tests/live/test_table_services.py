@@ -386,3 +386,37 @@ def test_a_computer_player_is_offered_the_laundry_only_in_its_window(
     assert all(acts <= laundry_acts or not acts & laundry_acts for acts in offered)
     assert any(acts and acts <= laundry_acts for acts in offered)
     assert any("play" in acts for acts in offered)
+
+
+def test_a_computer_player_may_knock_out_of_turn_and_is_asked_once_a_version(
+    klaver: Club4, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    asked: list[tuple[int, int, bool]] = []  # (version, seat, due)
+
+    def knock_out_of_turn_once(bot, observation, rules):
+        due = any(a.act in ("play", "stay") for a in observation.legal)
+        version = Table.objects.get(pk=table.pk).version
+        asked.append((version, observation.seat, due))
+        knocks = [a for a in observation.legal if a.act == "knock"]
+        if not due and knocks and not any(v == version for v, _, d in asked[:-1] if not d):
+            return knocks[0]
+        if due:
+            return next(a for a in observation.legal if a.act in ("play", "stay"))
+        return None
+
+    monkeypatch.setattr(services.players, "decide", knock_out_of_turn_once)
+    table = services.create_table(
+        club=klaver.club,
+        user=klaver.anna.user,
+        bots={1: "easy", 2: "easy", 3: "easy"},
+        holder_key=klaver.anna.holder_key,
+    )
+    services.start_rubber(table.pk, klaver.anna.user)
+    later = timezone.now() + timedelta(seconds=5)
+    for _ in range(12):
+        services.fire_deadline(table.pk, later)
+    actions = record_actions(table)
+    assert any(a["act"] == "knock" for a in actions), actions
+    # Never asked twice about one version for one seat, out of turn.
+    offers = [(version, seat) for version, seat, due in asked if not due]
+    assert len(offers) == len(set(offers))
