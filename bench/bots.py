@@ -33,6 +33,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from _machine import cpu_name
+
 from games.bots import make_bot
 from games.bots.table import play_rubber
 from games.engine import CLASSIC
@@ -93,16 +95,6 @@ def percentile(values: list[float], q: float) -> float | None:
         return None
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
-def _cpu_name() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor()
 
 
 def main() -> None:
@@ -189,7 +181,7 @@ def main() -> None:
                 "wall_seconds": round(time.time() - started, 1),
                 "machine": {
                     "nproc": os.cpu_count(),
-                    "processor": _cpu_name(),
+                    "processor": cpu_name(),
                     "python": platform.python_version(),
                     "machine": platform.machine(),
                     "load_avg_at_end": os.getloadavg(),

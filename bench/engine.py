@@ -20,6 +20,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from _machine import cpu_name
+
 from games.engine import CLASSIC, Hand, replay
 
 
@@ -64,16 +66,6 @@ def replays(records: list[dict[str, object]], seconds: float) -> float:
             return done / (now - start)
 
 
-def _cpu_name() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor()
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=5.0)
@@ -87,7 +79,7 @@ def main() -> None:
                 "replay_records_per_s": round(records_per_s),
                 "python": platform.python_version(),
                 "machine": platform.machine(),
-                "processor": _cpu_name(),
+                "processor": cpu_name(),
             }
         )
     )

@@ -27,7 +27,6 @@ import asyncio
 import contextlib
 import json
 import os
-import platform
 import random
 import sys
 import tempfile
@@ -39,6 +38,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from _machine import machine
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
@@ -470,25 +470,6 @@ async def bench_app(setup: Setup, workdir: Path, args: argparse.Namespace) -> di
     finally:
         for server in servers:
             server.stop()
-
-
-def machine() -> dict[str, Any]:
-    model = ""
-    with contextlib.suppress(OSError):
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    mem = ""
-    with contextlib.suppress(OSError):
-        mem = Path("/proc/meminfo").read_text().splitlines()[0].split(":", 1)[1].strip()
-    return {
-        "nproc": os.cpu_count(),
-        "cpu": model or platform.processor(),
-        "memory": mem,
-        "python": platform.python_version(),
-        "platform": platform.platform(),
-    }
 
 
 async def main_async(args: argparse.Namespace) -> dict[str, Any]:
