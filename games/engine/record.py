@@ -10,7 +10,7 @@ from .actions import ACTS, ANNOUNCE, CHALLENGE, EXCHANGE, FOLD, KNOCK, PLAY, STA
 from .cards import _BY_TOKEN
 from .errors import BadRecord, IllegalAction
 from .hand import CARDS_PER_PLAYER, Hand
-from .rules import MAX_SEATS, HouseRules, RulesError
+from .rules import CLASSIC, MAX_SEATS, HouseRules, RulesError
 
 FORMAT: Final = "toepen-hand/1"
 RESULT_FORMAT: Final = "toepen-result/1"
@@ -51,7 +51,7 @@ def _rules(data: object) -> HouseRules:
     if data is None:
         raise BadRecord("rules: must be an object")
     if isinstance(data, Mapping) and not data:
-        return HouseRules()
+        return CLASSIC  # frozen, so one shared object serves every record of the defaults
     key = json.dumps(data, sort_keys=True) if isinstance(data, Mapping) else None
     if key is not None and key in _rules_cache:
         return _rules_cache[key]
