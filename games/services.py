@@ -27,7 +27,7 @@ from django.utils.functional import Promise
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
-from accounts.models import Guest, User
+from accounts.models import User
 from clubs.models import Club, HouseRuleProfile, Membership
 from games import autoplay, players
 from games.conf import seconds
@@ -654,7 +654,3 @@ def due_tables(now: datetime | None = None) -> list[int]:
         .order_by("deadline_at")
         .values_list("pk", flat=True)[:100]
     )
-
-
-def guest_holder(guest: Guest | None, key: str) -> Holder:
-    return Holder(guest_id=guest.pk if guest else None, key=key)
