@@ -379,8 +379,11 @@ def test_a_computer_player_is_offered_the_laundry_only_in_its_window(
         take_seat=None,
     )
     services.start_rubber(table.pk, klaver.anna.user)
-    for _ in range(6):  # the four computer players' laundry, then the window, then play
+    # The four computer players' laundry (again after any exchange), the window, then play.
+    for _ in range(60):
         services.fire_deadline(table.pk, timezone.now() + timedelta(seconds=11))
+        if any(a["act"] == "play" for a in record_actions(table)):
+            break
     laundry_acts = {"exchange", "challenge"}
     # Every offer is the laundry alone (in the window) or nothing of it (after the window).
     assert all(acts <= laundry_acts or not acts & laundry_acts for acts in offered)
