@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 from datetime import datetime
 
 from channels.db import database_sync_to_async
@@ -25,6 +26,7 @@ POLL_SECONDS = 1.0
 _task: asyncio.Task[None] | None = None
 _wake: asyncio.Event | None = None
 _loop: asyncio.AbstractEventLoop | None = None
+_wakes_at = math.inf  # the loop's time of the clock's next look (a poke for later needs no wake)
 
 
 def ensure_started() -> None:
@@ -63,11 +65,16 @@ def server_loop() -> asyncio.AbstractEventLoop | None:
     return None
 
 
-def poke() -> None:
-    """A deadline may have moved: wake the clock (callable from any thread)."""
+def poke(deadline: datetime | None = None) -> None:
+    """A table's deadline moved to `deadline`: wake the clock if it comes before the clock's
+    next look anyway (callable from any thread). None: wake it in any case."""
     loop, wake = _loop, _wake
     if loop is None or wake is None or loop.is_closed():
         return
+    if deadline is not None:
+        seconds_left = (deadline - timezone.now()).total_seconds()
+        if loop.time() + seconds_left >= _wakes_at:
+            return
     with contextlib.suppress(RuntimeError):  # the loop is shutting down
         loop.call_soon_threadsafe(wake.set)
 
@@ -99,10 +106,14 @@ _fire_due_async = database_sync_to_async(_fire_due, thread_sensitive=False)
 
 
 async def _run() -> None:
+    global _wakes_at
     assert _wake is not None
+    loop = asyncio.get_running_loop()
     while True:
-        # Cleared before firing, so a poke while firing is not lost.
+        # Cleared before firing, so a poke while firing is not lost: a deadline sooner than the
+        # latest next look wakes the wait below at once.
         _wake.clear()
+        _wakes_at = loop.time() + POLL_SECONDS
         try:
             upcoming = await _fire_due_async()
         except Exception:
@@ -111,5 +122,6 @@ async def _run() -> None:
         delay = POLL_SECONDS
         if upcoming is not None:
             delay = min(POLL_SECONDS, max(0.0, (upcoming - timezone.now()).total_seconds()))
+        _wakes_at = loop.time() + delay
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(_wake.wait(), timeout=delay)

@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import pgettext
 
 from games.engine import TOKENS, HouseRules, Observation
+from games.markup import error_html, live_html
 from games.models import Seat, Table
 from games.tables import TableState
 
@@ -397,9 +397,9 @@ def _hand_result(state: TableState) -> dict[str, Any] | None:
     }
 
 
-def render_view(state: TableState, viewer: Viewer) -> str:
-    return render_to_string("games/table.html#live", build_context(state, viewer))
+def render_view(state: TableState, viewer: Viewer, csrf_token: str = "") -> str:
+    return live_html(build_context(state, viewer), csrf_token)
 
 
 def render_error(message: str) -> str:
-    return render_to_string("games/table.html#error", {"message": message})
+    return error_html(message)

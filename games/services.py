@@ -69,7 +69,7 @@ class Outcome:
 # -- publishing ---------------------------------------------------------------------------------
 
 
-def publish(table_id: int, version: int) -> None:
+def publish(table_id: int, version: int, deadline: datetime | None = None) -> None:
     """Tell every phone at the table that it changed; each renders its own view.
 
     In a server, the message is handed to the server's event loop without waiting for it: the
@@ -87,7 +87,8 @@ def publish(table_id: int, version: int) -> None:
             sent.add_done_callback(_published)
         else:
             async_to_sync(layer.group_send)(group, message)
-    clock.poke()
+    if deadline is not None:
+        clock.poke(deadline)
 
 
 def _published(sent: concurrent.futures.Future[None]) -> None:
@@ -108,7 +109,8 @@ def _save(state: TableState, now: datetime, *, changed: bool = True) -> int:
     table.save(update_fields=fields)
     if changed:
         version = table.version
-        transaction.on_commit(lambda: publish(table.pk, version))
+        deadline = table.deadline_at
+        transaction.on_commit(lambda: publish(table.pk, version, deadline))
     return table.version
 
 

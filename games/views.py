@@ -7,7 +7,9 @@ import secrets
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
+from django.middleware.csrf import get_token
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
@@ -18,6 +20,7 @@ from clubs.views import get_club_for_member
 from games import services
 from games.consumers import HOLDER_SESSION_KEY
 from games.forms import CodeForm, JoinForm, TableForm
+from games.markup import live_html
 from games.models import Table
 from games.render import Viewer, build_context, choose_active
 from games.services import TableError
@@ -90,6 +93,7 @@ def table_page(request: HttpRequest, code: str) -> HttpResponse:
         can_start=request.user.is_authenticated and table.created_by_id == request.user.pk,
     )
     context = build_context(state, viewer)
+    context["live_html"] = mark_safe(live_html(context, get_token(request)))  # noqa: S308
     guest = get_guest(request)
     default_name = (
         str(request.user)

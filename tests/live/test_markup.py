@@ -1,0 +1,75 @@
+"""The live view's HTML (games.markup): what a player typed is escaped wherever it shows, and
+every button's frame reads back as the action it offers."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+
+from django.utils import timezone
+
+from games.engine import HouseRules
+from games.engine.rubber import Rubber as EngineRubber
+from games.models import PlayedHand, Rubber, Seat, Table
+from games.render import Viewer, render_view
+from games.tables import TableState
+
+NASTY = "<img src=x onerror=alert(1)>\"'&"
+
+
+def _state(names: list[str], actions: int = 0) -> TableState:
+    """A table of people in the first hand of a rubber, built in memory, `actions` played."""
+    rules = HouseRules()
+    rubber = EngineRubber(rules, names, dealer=0)
+    hand = rubber.deal(seed=7)
+    for _ in range(actions):
+        seat = hand.due()[0]
+        hand.apply(next(a for a in hand.legal_actions(seat) if a.act == "play"))
+    table = Table(
+        code="ABC234",
+        rules_json=rules.to_json(),
+        seat_count=len(names),
+        status=Table.Status.PLAYING,
+        version=5,
+        changed_at=timezone.now(),
+        created_by_id=1,
+    )
+    seats = [
+        Seat(index=i, name=name, holder_key=f"key{i}", last_seen=timezone.now())
+        for i, name in enumerate(names)
+    ]
+    row = PlayedHand(number=1, seats=list(rubber.hand_seats), record=hand.record())
+    played = Rubber(number=1, players=names, lives=list(rubber.lives), dealer=0)
+    return TableState(table, seats, played, row, hand, list(rubber.hand_seats))
+
+
+def test_a_name_with_markup_shows_as_text_everywhere():
+    state = _state([NASTY, "Bart", "Cor", "Dieuwke"], actions=2)
+    # Seat 0 watches its own cards; a shared phone of seats 0 and 1 gets the privacy screen.
+    for viewer in (Viewer(seats=(1,), active=1), Viewer(seats=(0, 1), active=None)):
+        view = render_view(state, viewer)
+        assert "<img" not in view
+        assert "onerror=alert(1)>" not in view
+        assert html.escape(NASTY, quote=True) in view
+
+
+def test_every_button_carries_the_frame_of_a_legal_action():
+    state = _state(["Anne", "Bart", "Cor", "Dieuwke"], actions=1)
+    due = state.hand.due()[0]
+    view = render_view(state, Viewer(seats=(due,), active=due))
+    frames = [json.loads(html.unescape(v)) for v in re.findall(r"hx-vals='([^']*)'", view)]
+    legal = state.hand.legal_actions(due)
+    plays = {f["card"] for f in frames if f["act"] == "play"}
+    assert plays == {a.to_json()["card"] for a in legal if a.act == "play"}
+    assert plays, "the due player has cards to play"
+    assert all(f["seat"] == due for f in frames)
+    assert {f["act"] for f in frames} - {"play"} == {a.act for a in legal} - {"play"}
+
+
+def test_a_player_who_is_not_due_has_no_card_to_press():
+    state = _state(["Anne", "Bart", "Cor", "Dieuwke"], actions=1)
+    waiting = next(s for s in range(4) if s not in state.hand.due())
+    view = render_view(state, Viewer(seats=(waiting,), active=waiting))
+    assert "is-playable" not in view
+    assert view.count("is-unplayable") == len(state.hand.hands[waiting])
