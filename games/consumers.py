@@ -2,14 +2,13 @@
 
 On connect (and so on every reconnect) the phone gets its full view. A frame from the phone is
 parsed, checked for size and rate, and handed to a service; a refusal goes back to that socket
-only. When a table changes, the service publishes its new version to the table's group, and each
-connection renders its own view from the engine's `observe` for its own seats: hidden cards
-never travel through the channel layer.
+only. When a table changes, this process's hub (games/hub.py) renders each connection's own view
+from the engine's `observe` for its own seats and hands it to `deliver`: hidden cards never
+travel through the channel layer.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import time
@@ -24,12 +23,11 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
 from accounts.guests import SESSION_KEY as GUEST_SESSION_KEY
-from games import clock, services
-from games.conf import seconds
+from games import clock, hub, services
 from games.models import Table
 from games.render import Viewer, choose_active, render_error, render_view
 from games.services import TableError
-from games.tables import Holder, read_state, view_state
+from games.tables import Holder, TableState, read_state, view_state
 
 log = logging.getLogger(__name__)
 
@@ -57,34 +55,22 @@ class TableConsumer(AsyncWebsocketConsumer):
         self.frames: deque[float] = deque()
         self.last_version = -1
         self.shown = None
-        self.heartbeat: asyncio.Task[None] | None = None
         access = await database_sync_to_async(_access)(code, self.holder, self.scope.get("user"))
         if access is None:
             await self.close(code=CLOSE_NOT_FOUND)
             return
         self.table_id, self.seats, self.can_start = access
-        await self.channel_layer.group_add(f"table-{self.table_id}", self.channel_name)
         await self.accept()
         clock.ensure_started()
+        self.hub = hub.get()
+        await self.hub.join(self)
         if self.seats:
             await database_sync_to_async(services.mark_seen)(self.table_id, self.holder)
-            self.heartbeat = asyncio.create_task(self._beat())
         await self.send_view()
 
     async def disconnect(self, code: int) -> None:
-        if getattr(self, "heartbeat", None) is not None:
-            self.heartbeat.cancel()  # type: ignore[union-attr]
-        if hasattr(self, "table_id"):
-            await self.channel_layer.group_discard(f"table-{self.table_id}", self.channel_name)
-
-    async def _beat(self) -> None:
-        interval = seconds("TOEPEN_HEARTBEAT_SECONDS")
-        while True:
-            await asyncio.sleep(interval)
-            try:
-                await database_sync_to_async(services.mark_seen)(self.table_id, self.holder)
-            except Exception:
-                log.exception("table %s: heartbeat failed", self.table_id)
+        if hasattr(self, "hub"):
+            await self.hub.leave(self)
 
     # -- from the phone -------------------------------------------------------------------------
 
@@ -160,21 +146,27 @@ class TableConsumer(AsyncWebsocketConsumer):
 
     # -- to the phone ---------------------------------------------------------------------------
 
-    async def table_changed(self, event: dict[str, Any]) -> None:
-        version = event.get("version", 0)
-        if version > self.last_version:
-            await self.send_view(at_least=version)
+    async def deliver(self, version: int, html: str) -> None:
+        """A view the hub rendered for this phone: sent unless the phone has a newer one."""
+        if version <= self.last_version:
+            return
+        self.last_version = version
+        await self.send(text_data=html)
 
-    async def send_view(self, force: bool = False, at_least: int | None = None) -> None:
-        version, html = await database_sync_to_async(self._render)(at_least)
+    async def send_view(self, force: bool = False) -> None:
+        """The table as it is now, rendered for this phone alone (on connect, and on request)."""
+        version, html = await database_sync_to_async(self._render_now)()
         if version <= self.last_version and not force:
             return
         self.last_version = max(self.last_version, version)
         await self.send(text_data=html)
 
-    def _render(self, at_least: int | None) -> tuple[int, str]:
-        state = view_state(self.table_id, at_least)
-        table = state.table
+    def _render_now(self) -> tuple[int, str]:
+        state = view_state(self.table_id)
+        return state.table.version, self.render(state)
+
+    def render(self, state: TableState) -> str:
+        """This phone's view of `state`, from its own seats' observation only."""
         # Seats can change between rubbers (a phone takes another seat): ask again each time.
         self.seats = tuple(state.held_by(self.holder))
         viewer = Viewer(
@@ -183,7 +175,7 @@ class TableConsumer(AsyncWebsocketConsumer):
             can_start=self.can_start,
         )
         with translation.override(self.language):
-            return table.version, render_view(state, viewer)
+            return render_view(state, viewer)
 
     async def send_error(self, message: str | Promise, code: str = "bad_frame") -> None:
         with translation.override(self.language):

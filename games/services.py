@@ -8,19 +8,17 @@ table themselves, and nothing here knows about requests or sockets.
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import dataclasses
 import logging
 import random
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
 from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
+from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.db import transaction
 from django.utils import timezone
 from django.utils.functional import Promise
@@ -29,7 +27,7 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
 from clubs.models import Club, HouseRuleProfile, Membership
-from games import autoplay, players
+from games import autoplay, hub, players
 from games.conf import seconds
 from games.engine import Action, BadRecord, IllegalAction, parse_action
 from games.engine.rules import MAX_SEATS, HouseRules
@@ -43,7 +41,7 @@ from games.models import (
     Table,
 )
 from games.refusals import engine_message
-from games.tables import Holder, TableState, editable_state, load_state
+from games.tables import Holder, TableState, editable_state, load_state, remember
 
 log = logging.getLogger(__name__)
 
@@ -69,31 +67,31 @@ class Outcome:
 # -- publishing ---------------------------------------------------------------------------------
 
 
-def publish(table_id: int, version: int, deadline: datetime | None = None) -> None:
-    """Tell every phone at the table that it changed; each renders its own view.
+def publish(
+    table_id: int, version: int, deadline: datetime | None = None, state: TableState | None = None
+) -> None:
+    """Tell every phone at the table that it changed (after the commit); each gets its own view.
 
-    In a server, the message is handed to the server's event loop without waiting for it: the
-    worker thread that calls (the one thread serving every database call of the consumers) goes
-    on at once instead of idling until the loop gets to the send. The order in which two sends
-    land does not matter: a phone renders the table as it is now, and skips older versions."""
+    `state`, the table as the change left it, becomes this process's snapshot of the version,
+    and this process's hub renders its phones' views from it at once, in the calling thread,
+    then tells the other processes; the event loop only sends the frames. The clock is woken
+    when the table's next deadline comes before its next look."""
     from games import clock
 
-    layer = get_channel_layer()
-    if layer is not None:
-        group, message = f"table-{table_id}", {"type": "table.changed", "version": version}
-        loop = clock.server_loop()
-        if loop is not None:
-            sent = asyncio.run_coroutine_threadsafe(layer.group_send(group, message), loop)
-            sent.add_done_callback(_published)
-        else:
-            async_to_sync(layer.group_send)(group, message)
+    if state is not None:
+        remember(state)
+    server_hub = hub.for_thread(clock.server_loop)
+    if server_hub is not None:
+        server_hub.changed(table_id, version, state)
+    else:
+        # No server loop in this thread's process (a command, a test without a server): the
+        # channel layer is the only way to another process's phones.
+        layer = get_channel_layer()
+        if layer is not None and not isinstance(layer, InMemoryChannelLayer):
+            message = {"type": "table.changed", "table": table_id, "version": version}
+            async_to_sync(layer.group_send)(hub.group(table_id), message)
     if deadline is not None:
         clock.poke(deadline)
-
-
-def _published(sent: concurrent.futures.Future[None]) -> None:
-    if not sent.cancelled() and sent.exception() is not None:
-        log.error("publishing a table change failed", exc_info=sent.exception())
 
 
 def _save(state: TableState, now: datetime, *, changed: bool = True) -> int:
@@ -110,7 +108,7 @@ def _save(state: TableState, now: datetime, *, changed: bool = True) -> int:
     if changed:
         version = table.version
         deadline = table.deadline_at
-        transaction.on_commit(lambda: publish(table.pk, version, deadline))
+        transaction.on_commit(lambda: publish(table.pk, version, deadline, state))
     return table.version
 
 
@@ -274,6 +272,19 @@ def mark_seen(table_id: int, holder: Holder) -> None:
     seats = [s.pk for s in Seat.objects.filter(table_id=table_id) if holder.holds(s)]
     if seats:
         Seat.objects.filter(pk__in=seats).update(last_seen=timezone.now())
+
+
+def mark_seen_all(held: Iterable[tuple[int, Holder]]) -> None:
+    """The heartbeats of every phone connected to a process, in one `UPDATE`."""
+    holders: dict[int, list[Holder]] = {}
+    for table_id, holder in held:
+        holders.setdefault(table_id, []).append(holder)
+    seats = Seat.objects.filter(table_id__in=list(holders)).only(
+        "pk", "table_id", "holder_key", "user_id", "guest_id", "bot_level"
+    )
+    seen = [s.pk for s in seats if any(h.holds(s) for h in holders[s.table_id])]
+    if seen:
+        Seat.objects.filter(pk__in=seen).update(last_seen=timezone.now())
 
 
 # -- rubbers ------------------------------------------------------------------------------------

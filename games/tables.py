@@ -152,10 +152,7 @@ def read_state(table: Table) -> TableState:
         state = load_state(table)
         played = _Played(version, state.rubber, state.hand_row, state.hand, tuple(state.hand_seats))
         with _played_lock:
-            _played[table.pk] = played
-            _played.move_to_end(table.pk)
-            while len(_played) > PLAYED_CACHE_TABLES:
-                _played.popitem(last=False)
+            _keep(_played, table.pk, played)
         return state
     return TableState(
         table=table,
@@ -168,6 +165,34 @@ def read_state(table: Table) -> TableState:
 
 
 _views: OrderedDict[int, TableState] = OrderedDict()
+
+
+def _keep[T](cache: OrderedDict[int, T], table_id: int, value: T) -> None:
+    """Under `_played_lock`: store, newest last, and forget the tables least recently used."""
+    cache[table_id] = value
+    cache.move_to_end(table_id)
+    while len(cache) > PLAYED_CACHE_TABLES:
+        cache.popitem(last=False)
+
+
+def remember(state: TableState) -> None:
+    """`state`, the table as a committed change left it, is this process's snapshot of its
+    version: the phones here are rendered from it and the next change starts from it, with no
+    query and no replay. Nothing may change it afterwards (the next change copies it)."""
+    table = state.table
+    played = _Played(
+        (table.version, table.changed_at),
+        state.rubber,
+        state.hand_row,
+        state.hand,
+        tuple(state.hand_seats),
+    )
+    with _played_lock:
+        current = _views.get(table.pk)
+        if current is not None and current.table.version > table.version:
+            return  # a newer version is known here already
+        _keep(_played, table.pk, played)
+        _keep(_views, table.pk, state)
 
 
 def view_state(table_id: int, at_least: int | None = None) -> TableState:
@@ -190,10 +215,7 @@ def view_state(table_id: int, at_least: int | None = None) -> TableState:
         return cached
     state = read_state(table)
     with _played_lock:
-        _views[table_id] = state
-        _views.move_to_end(table_id)
-        while len(_views) > PLAYED_CACHE_TABLES:
-            _views.popitem(last=False)
+        _keep(_views, table_id, state)
     return state
 
 

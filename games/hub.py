@@ -1,0 +1,251 @@
+"""This process's end of every live table: the phones connected here, by table.
+
+A change to a table is published once per process, not once per phone. The process that made
+the change renders the new version for its own phones in the worker thread that committed it,
+from the state it has just written (no query, no replay), and hands the frames to the event loop
+in one go. With channels-redis, the other processes hear of it through the table's group, which
+holds one channel per process (this hub's), not one per phone; each renders the version once
+for its own phones. With the in-memory layer there is one process, so there is no group.
+
+Each phone still gets its own view, rendered from the engine's `observe` for its own seats:
+only the version number travels between processes, never a card. Phones that see the table
+alike (watching members, in one language) share one render.
+
+The hub also beats the heart of every phone connected here: one `UPDATE` every
+`TOEPEN_HEARTBEAT_SECONDS` for all of them, instead of one per phone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
+
+from channels.db import database_sync_to_async
+from channels.layers import InMemoryChannelLayer, get_channel_layer
+
+from games.conf import seconds
+
+if TYPE_CHECKING:
+    from games.tables import Holder, TableState
+
+log = logging.getLogger(__name__)
+
+GROUP_REFRESH_SECONDS = 3600.0  # well inside channels-redis's group_expiry (a day by default)
+
+
+class Phone(Protocol):
+    """What the hub needs of a connection (games.consumers.TableConsumer)."""
+
+    table_id: int
+    holder: Holder
+    seats: tuple[int, ...]
+    last_version: int
+
+    def render(self, state: TableState) -> str: ...
+
+    async def deliver(self, version: int, html: str) -> None: ...
+
+
+class Hub:
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.layer = get_channel_layer()
+        # Other processes exist only behind a shared layer; in memory, this process is all.
+        self.shared = self.layer is not None and not isinstance(self.layer, InMemoryChannelLayer)
+        self.channel = ""
+        self.phones: dict[int, set[Phone]] = {}
+        self.lock = threading.Lock()  # `phones` is read by worker threads
+        self.tasks: list[asyncio.Task[None]] = []
+        self.started: asyncio.Task[None] | None = None
+
+    # -- phones come and go (on the event loop) ----------------------------------------------
+
+    async def _start(self) -> None:
+        self.tasks.append(self.loop.create_task(self._beat(), name="toepen-heartbeats"))
+        if self.shared:
+            # The default prefix: channels-redis reads every process-local channel through one
+            # list per prefix, and the consumers' receive loops only read theirs.
+            self.channel = await self.layer.new_channel()
+            self.tasks.append(self.loop.create_task(self._listen(), name="toepen-hub"))
+            self.tasks.append(self.loop.create_task(self._refresh(), name="toepen-groups"))
+
+    async def join(self, phone: Phone) -> None:
+        if self.started is None:
+            self.started = self.loop.create_task(self._start())
+        await asyncio.shield(self.started)  # phones that connect at once wait for one start
+        table_id = phone.table_id
+        with self.lock:
+            first = table_id not in self.phones
+            self.phones.setdefault(table_id, set()).add(phone)
+        if first and self.shared:
+            await self.layer.group_add(group(table_id), self.channel)
+
+    async def leave(self, phone: Phone) -> None:
+        table_id = phone.table_id
+        with self.lock:
+            phones = self.phones.get(table_id)
+            if phones is None:
+                return
+            phones.discard(phone)
+            last = not phones
+            if last:
+                del self.phones[table_id]
+        if last and self.shared:
+            await self.layer.group_discard(group(table_id), self.channel)
+
+    def phones_at(self, table_id: int) -> list[Phone]:
+        with self.lock:
+            return list(self.phones.get(table_id, ()))
+
+    # -- a table changed -------------------------------------------------------------------
+
+    def changed(self, table_id: int, version: int, state: TableState | None) -> None:
+        """Called by the thread that committed the change: render this process's phones now,
+        and tell the other processes (callable from any thread but the loop's)."""
+        phones = self.phones_at(table_id)
+        if phones:
+            frames = render_all(phones, table_id, version, state)
+            asyncio.run_coroutine_threadsafe(send_all(frames), self.loop).add_done_callback(_logged)
+        if self.shared:
+            message = {"type": "table.changed", "table": table_id, "version": version}
+            asyncio.run_coroutine_threadsafe(
+                self.layer.group_send(group(table_id), message), self.loop
+            ).add_done_callback(_logged)
+
+    async def _listen(self) -> None:
+        """Changes made by other processes (and this one's own, which every phone here has)."""
+        while True:
+            try:
+                message = await self.layer.receive(self.channel)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("the table hub could not receive; trying again")
+                await asyncio.sleep(1)
+                continue
+            if message.get("type") != "table.changed":
+                continue
+            table_id, version = message["table"], message["version"]
+            phones = [p for p in self.phones_at(table_id) if p.last_version < version]
+            if not phones:
+                continue
+            try:
+                frames = await _render_all_async(phones, table_id, version, None)
+            except Exception:
+                log.exception("table %s: rendering version %s failed", table_id, version)
+                continue
+            await send_all(frames)
+
+    async def _refresh(self) -> None:
+        """Stay in the groups of the tables with phones here (groups expire in Redis)."""
+        while True:
+            await asyncio.sleep(GROUP_REFRESH_SECONDS)
+            with self.lock:
+                tables = list(self.phones)
+            for table_id in tables:
+                with contextlib.suppress(Exception):
+                    await self.layer.group_add(group(table_id), self.channel)
+
+    async def _beat(self) -> None:
+        from games import services
+
+        while True:
+            await asyncio.sleep(seconds("TOEPEN_HEARTBEAT_SECONDS"))
+            with self.lock:
+                held = {
+                    (phone.table_id, phone.holder)
+                    for phones in self.phones.values()
+                    for phone in phones
+                    if phone.seats
+                }
+            if not held:
+                continue
+            try:
+                await database_sync_to_async(services.mark_seen_all)(held)
+            except Exception:
+                log.exception("heartbeats failed")
+
+    async def close(self) -> None:
+        for task in self.tasks:
+            task.cancel()
+        for task in self.tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        self.tasks = []
+
+
+def group(table_id: int) -> str:
+    return f"table-{table_id}"
+
+
+def render_all(
+    phones: list[Phone], table_id: int, version: int, state: TableState | None
+) -> list[tuple[Phone, int, str]]:
+    """Each phone's view of `version` (or newer), from `state` when given, else from this
+    process's snapshot of the table; phones that see the table alike share one render."""
+    from games.tables import view_state
+
+    if state is None or state.table.version < version:
+        state = view_state(table_id, version)
+    version = state.table.version
+    frames = []
+    rendered: dict[Any, str] = {}
+    for phone in phones:
+        if phone.last_version >= version:
+            continue
+        key = phone_key(phone)
+        html = rendered.get(key) if key is not None else None
+        if html is None:
+            html = phone.render(state)
+            if key is not None:
+                rendered[key] = html
+        frames.append((phone, version, html))
+    return frames
+
+
+_render_all_async = database_sync_to_async(render_all)
+
+
+def phone_key(phone: Any) -> Any:
+    """Phones with this key see the same view: watchers, by language and what they may do."""
+    if phone.seats:
+        return None
+    return ("watching", phone.language, phone.can_start)
+
+
+async def send_all(frames: list[tuple[Phone, int, str]]) -> None:
+    for phone, version, html in frames:
+        try:
+            await phone.deliver(version, html)
+        except Exception:
+            log.exception("a table view could not be sent")
+
+
+def _logged(future: Any) -> None:
+    if not future.cancelled() and future.exception() is not None:
+        log.error("a table hub task failed", exc_info=future.exception())
+
+
+_hub: Hub | None = None
+
+
+def get() -> Hub:
+    """The hub of the running loop (created with it; a new loop gets a new hub)."""
+    global _hub
+    loop = asyncio.get_running_loop()
+    if _hub is None or _hub.loop is not loop or loop.is_closed():
+        _hub = Hub(loop)
+    return _hub
+
+
+def for_thread(loop_of: Callable[[], asyncio.AbstractEventLoop | None]) -> Hub | None:
+    """The hub to publish to from a worker thread: the server loop's, if it has one."""
+    loop = loop_of()
+    hub = _hub
+    if loop is None or hub is None or hub.loop is not loop:
+        return None
+    return hub
