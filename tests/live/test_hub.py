@@ -1,0 +1,113 @@
+"""This process's hub: a change reaches the phones here with one render each (watchers share
+one), from the state the change wrote, without a query; heartbeats are one UPDATE."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone, translation
+
+from games import hub, services
+from games.models import Seat, Table
+from games.render import Viewer, render_view
+from games.tables import Holder, TableState, load_state, remember, view_state
+from tests.live.conftest import Club4
+from tests.live.test_table_services import four_people_table, holder, people
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@dataclass(eq=False)
+class FakePhone:
+    """A connection as the hub sees it, counting its renders."""
+
+    table_id: int
+    seats: tuple[int, ...] = ()
+    language: str = "en"
+    can_start: bool = False
+    last_version: int = -1
+    holder: Holder = field(default_factory=Holder)
+    renders: int = 0
+
+    def render(self, state: TableState) -> str:
+        self.renders += 1
+        active = self.seats[0] if self.seats else None
+        with translation.override(self.language):
+            return render_view(state, Viewer(seats=self.seats, active=active))
+
+
+def test_a_change_is_rendered_for_the_phones_here_without_a_query(klaver: Club4) -> None:
+    table = four_people_table(klaver)
+    state = load_state(Table.objects.get(pk=table.pk))
+    players = [FakePhone(table.pk, seats=(seat,)) for seat in range(4)]
+    watchers = [FakePhone(table.pk), FakePhone(table.pk), FakePhone(table.pk, language="nl")]
+    with CaptureQueriesContext(connection) as queries:
+        frames = hub.render_all(players + watchers, table.pk, state.table.version, state)
+    assert len(queries) == 0
+    assert [p.renders for p in players] == [1, 1, 1, 1]
+    # Two English watchers share one render; the Dutch one has her own.
+    assert sum(w.renders for w in watchers) == 2
+    assert {version for _, version, _ in frames} == {state.table.version}
+    views = {phone: html for phone, _, html in frames}
+    assert views[watchers[0]] == views[watchers[1]] != views[watchers[2]]
+    assert len({views[p] for p in players}) == 4  # each her own cards
+
+
+def test_a_phone_that_has_the_version_is_not_rendered_again(klaver: Club4) -> None:
+    table = four_people_table(klaver)
+    state = load_state(Table.objects.get(pk=table.pk))
+    ahead = FakePhone(table.pk, seats=(0,), last_version=state.table.version)
+    behind = FakePhone(table.pk, seats=(1,), last_version=state.table.version - 1)
+    frames = hub.render_all([ahead, behind], table.pk, state.table.version, state)
+    assert [phone for phone, _, _ in frames] == [behind]
+    assert ahead.renders == 0
+
+
+def test_the_state_a_change_wrote_is_the_snapshot_of_its_version(klaver: Club4) -> None:
+    table = four_people_table(klaver)
+    before = load_state(Table.objects.get(pk=table.pk))
+    hand_seat = before.hand.due()[0]
+    due = before.table_seat(hand_seat)
+    play = next(a for a in before.hand.legal_actions(hand_seat) if a.act == "play")
+    payload = {"act": "play", "card": play.to_json()["card"]}
+    outcome = services.act(table.pk, holder(people(klaver)[due]), due, payload, "a1")
+    fresh = load_state(Table.objects.get(pk=table.pk))
+    # Published after the commit: the process's snapshot is that version, equal to a rebuild.
+    with CaptureQueriesContext(connection) as queries:
+        snapshot = view_state(table.pk, outcome.version)
+    assert len(queries) == 0
+    assert snapshot.table.version == outcome.version == fresh.table.version
+    assert snapshot.hand.record() == fresh.hand.record()
+    assert snapshot.hand_row.record == fresh.hand_row.record
+
+
+def test_an_older_state_never_replaces_a_newer_snapshot(klaver: Club4) -> None:
+    table = four_people_table(klaver)
+    old = load_state(Table.objects.get(pk=table.pk))
+    newer = load_state(Table.objects.get(pk=table.pk))
+    newer.table.version = old.table.version + 3
+    remember(newer)
+    remember(old)
+    assert view_state(table.pk, old.table.version).table.version == old.table.version + 3
+
+
+def test_heartbeats_of_every_phone_here_are_one_update(klaver: Club4) -> None:
+    first = four_people_table(klaver)
+    second = four_people_table(klaver)
+    long_ago = timezone.now() - timedelta(hours=1)
+    Seat.objects.update(last_seen=long_ago)
+    anna, bram = people(klaver)[0], people(klaver)[1]
+    held = {(first.pk, holder(anna)), (second.pk, holder(bram))}
+    with CaptureQueriesContext(connection) as queries:
+        services.mark_seen_all(held)
+    assert [q["sql"].split()[0] for q in queries] == ["SELECT", "UPDATE"]
+    fresh = {
+        (s.table_id, s.index)
+        for s in Seat.objects.all()
+        if s.last_seen is not None and s.last_seen > long_ago
+    }
+    assert fresh == {(first.pk, 0), (second.pk, 1)}
