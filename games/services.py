@@ -41,7 +41,14 @@ from games.models import (
     Table,
 )
 from games.refusals import engine_message
-from games.tables import Holder, TableState, editable_state, load_state, remember
+from games.tables import (
+    Holder,
+    TableState,
+    editable_state,
+    load_state,
+    read_state,
+    remember,
+)
 
 log = logging.getLogger(__name__)
 
@@ -104,7 +111,9 @@ def _save(state: TableState, now: datetime, *, changed: bool = True) -> int:
         fields += ["version", "changed_at", "laundry_until", "laundry_ready", "awaiting_since"]
         fields += ["status", "bots_offered"]
     table.deadline_at = next_deadline(state, now)
-    table.save(update_fields=fields)
+    # An UPDATE of just these fields (what save(update_fields=...) sends, without its
+    # per-call machinery: this runs on every action).
+    Table.objects.filter(pk=table.pk).update(**{name: getattr(table, name) for name in fields})
     if changed:
         version = table.version
         deadline = table.deadline_at
@@ -395,9 +404,10 @@ def act(
         raise TableError("bad_action", _("An action needs an id of up to 64 letters and digits."))
     with transaction.atomic():
         table = _lock(table_id)
-        receipt = ActionReceipt.objects.filter(table=table, action_id=action_id).first()
-        if receipt is not None:
-            return Outcome(receipt.version, duplicate=True)
+        applied = ActionReceipt.objects.filter(table=table, action_id=action_id)
+        version = applied.values_list("version", flat=True).first()
+        if version is not None:
+            return Outcome(version, duplicate=True)
         state = editable_state(table)
         if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < len(state.seats):
             raise TableError("bad_action", _("There is no such seat."))
@@ -470,7 +480,7 @@ def _apply(state: TableState, action: Action, now: datetime) -> None:
     except IllegalAction as error:
         raise TableError(error.code, engine_message(error)) from None
     row.record["actions"].append(action.to_json())
-    row.save(update_fields=["record"])
+    PlayedHand.objects.filter(pk=row.pk).update(record=row.record)
     if action.act == "exchange":
         table.laundry_until = max(
             table.laundry_until or now, now + timedelta(seconds=seconds("TOEPEN_CHALLENGE_SECONDS"))
@@ -625,10 +635,11 @@ def fire_deadline(table_id: int, now: datetime | None = None) -> bool:
     table = Table.objects.filter(pk=table_id).first()
     if table is None or table.deadline_at is None or table.deadline_at > now:
         return False
-    planned = _due_step(load_state(table), now)
+    current = read_state(table)  # this version's snapshot: planning and thinking only read
+    planned = _due_step(current, now)
     decision = None
     if planned is not None and planned.kind in BOT_STEPS:
-        decision = _think(load_state(table), planned)
+        decision = _think(current, planned)
     with transaction.atomic():
         locked = _lock(table_id)
         if locked.version != table.version or locked.deadline_at is None:
