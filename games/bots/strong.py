@@ -20,7 +20,7 @@ from typing import Final
 
 from games.engine import Action, Hand, HouseRules, Observation
 
-from .base import is_due, view_of
+from .base import Habits, Memory, is_due, view_of
 from .judge import win_chance
 from .rollout import Answering, Knocking, Style, play_out
 from .simple import Normal, _answering, _find
@@ -33,9 +33,18 @@ OTHER_OUT_BONUS: Final = 1.5
 # Playouts price a knock as Normal-like seats would answer it; a searching table answers more
 # boldly, so a knock must beat playing on by this many lives before it is made. Without it
 # three Strong players knock each other up to stakes of 5 and 6 and lose to a cautious player.
+# It is charged for the share of the opponents still in who judge their answers: one seen to
+# fold to every knock (or to stay on every one) is priced as she plays, so a knock at her costs
+# no margin, as a club player knocks at the timid one whenever she is in.
 KNOCK_MARGIN: Final = 0.2
 KNOCK_STEP: Final = 0.5  # and this much more for every knock before it
-SURE: Final = 0.03  # the share of worlds a "sure" knock may still lose
+# Likewise a searching knocker holds more than the playouts credit: with three Strong players
+# the stays against each other's knocks cost 1.35 lives a stay, where folding cost about 1. So
+# a stay must beat folding by this many lives, times how credible the knocker's knocks have
+# been (nothing against one who knocks at every chance). Fewer fights among the players who
+# judge also leave one who folds to everything as the player losing a life every hand.
+STAY_MARGIN: Final = 0.6
+SURE: Final = 0.03  # the share of worlds a "sure" knock or stay may still lose
 # A hand that costs several lives at once is worse than its mean: the rubber is lost by the
 # first to run out, so swings hurt. Each life lost in a hand costs this much more per life.
 SWING: Final = 0.15
@@ -119,8 +128,7 @@ class Strong(Normal):
             return 1.0 - self.memory.of(names[seat]).dirty_rate()
 
         def knock_belief(seat: int) -> float:
-            habits = self.memory.of(names[seat])
-            return min(0.95, max(0.0, habits.knock_truth() + 0.5 - 0.5 * habits.knock_rate()))
+            return _knock_belief(self.memory.of(names[seat]))
 
         def stay_belief(seat: int) -> float:
             return 0.8 * self.memory.of(names[seat]).fold_rate()
@@ -164,11 +172,11 @@ class Strong(Normal):
         self.last_worlds = worlds
         if total_w <= 0.0:
             return self.fallback(obs, rules, candidates)
-        # A knock on a sure winner risks nothing (this seat paid in almost no world), so even
-        # a small gain makes it: "knock before you show your 10".
+        # A knock or a stay on a sure winner risks nothing (this seat paid in almost no world),
+        # so even a small gain makes it: "knock before you show your 10".
         margins = [
-            knock_margin(obs.stake) * total_w
-            if c is not None and c.act == "knock" and paying[i] > SURE * total_w
+            decision_margin(obs, styles, c, self.memory) * total_w
+            if c is not None and paying[i] > SURE * total_w
             else 0.0
             for i, c in enumerate(candidates)
         ]
@@ -186,6 +194,28 @@ class Strong(Normal):
 def knock_margin(stake: int) -> float:
     """Lives a knock must gain over playing on: more for each knock already made."""
     return KNOCK_MARGIN + KNOCK_STEP * (stake - 1)
+
+
+def _knock_belief(habits: Habits) -> float:
+    """How much a player's knock says her hand is strong: her knocks held up, and are rare."""
+    return min(0.95, max(0.0, habits.knock_truth() + 0.5 - 0.5 * habits.knock_rate()))
+
+
+def decision_margin(
+    obs: Observation, styles: list[Style], candidate: Action, memory: Memory
+) -> float:
+    """Lives `candidate` must gain over the others before it is taken, for the misjudged
+    answerers and knockers it meets (see KNOCK_MARGIN and STAY_MARGIN)."""
+    if candidate.act == "knock":
+        folded = set(obs.folded)
+        others = [s for s in range(len(obs.players)) if s != obs.seat and s not in folded]
+        judging = sum(1 for s in others if styles[s].answers == "judge")
+        return knock_margin(obs.stake) * judging / max(1, len(others))
+    if candidate.act == "stay" and obs.answer_to is not None:
+        if styles[obs.answer_to].knocks != "judge":
+            return 0.0
+        return STAY_MARGIN * _knock_belief(memory.of(obs.players[obs.answer_to]))
+    return 0.0
 
 
 def _value(world: Hand, me: int, first_out: bool) -> float:

@@ -5,10 +5,13 @@ from __future__ import annotations
 import random
 from collections import Counter
 
+import pytest
+
 from games.bots import Bot, make_bot
-from games.bots.base import view_of
+from games.bots.base import Habits, view_of
 from games.bots.judge import win_chance
-from games.bots.strong import Strong
+from games.bots.rollout import Style
+from games.bots.strong import KNOCK_MARGIN, STAY_MARGIN, Strong, decision_margin
 from games.bots.table import play_hand
 from games.engine import CLASSIC, Action, Hand, HouseRules, Observation, observe
 from games.engine.cards import card_from_token
@@ -145,3 +148,70 @@ def test_strong_searches_within_its_budget() -> None:
     start = time.perf_counter()
     bot.decide(observe(hand, 0), NO_LAUNDRY)
     assert time.perf_counter() - start < 0.2
+
+
+TWO_SEATS = HouseRules(exchange=False, announcements=False, min_players=2)
+
+
+def _lost_last_trick() -> Hand:
+    """Two players; seat 1 has won the third trick and leads 10H; seat 0 holds only 7D."""
+
+    def cards(*tokens: str) -> list[int]:
+        return [card_from_token(token) for token in tokens]
+
+    dealt = cards("9C", "8C", "JS", "7D", "JC", "QC", "QS", "10H")
+    hand = Hand(
+        TWO_SEATS,
+        [10, 10],
+        dealer=1,
+        hands=[dealt[:4], dealt[4:]],
+        stock=[card for card in range(32) if card not in dealt],
+    )
+    for token in ("9C", "JC", "8C", "QC", "JS", "QS", "10H"):
+        seat = hand.turn
+        assert seat is not None
+        hand.apply(Action(seat, "play", card=card_from_token(token)))
+    return hand
+
+
+def test_strong_knocks_at_a_lost_hand_only_when_the_last_opponent_always_folds() -> None:
+    hand = _lost_last_trick()
+    obs = observe(hand, 0)
+    assert obs.to_play == 0 and Action(0, "knock") in obs.legal
+    opponent = obs.players[1]
+
+    folder = Strong(5, budget=5.0, worlds=60)
+    folder.memory.habits[opponent] = Habits(hands=6, answers=6, folds=6)
+    assert folder.decide(obs, TWO_SEATS) == Action(0, "knock")
+
+    stayer = Strong(5, budget=5.0, worlds=60)
+    stayer.memory.habits[opponent] = Habits(hands=6, answers=6, folds=0)
+    assert stayer.decide(obs, TWO_SEATS) == Action(0, "play", card=card_from_token("7D"))
+
+
+def test_strong_charges_its_margins_only_for_opponents_it_may_misjudge() -> None:
+    hand = Hand.deal(NO_LAUNDRY, [10] * 4, dealer=3, seed=11)
+    bot = Strong(6)
+    obs = observe(hand, 0)
+    names = obs.players
+    knock = Action(0, "knock")
+    judging = [Style()] * 4
+    assert decision_margin(obs, judging, knock, bot.memory) == pytest.approx(KNOCK_MARGIN)
+    # One of three opponents folds to every knock: she costs no margin.
+    one_folds = [Style(), Style(answers="fold"), Style(), Style()]
+    assert decision_margin(obs, one_folds, knock, bot.memory) == pytest.approx(KNOCK_MARGIN * 2 / 3)
+    assert decision_margin(obs, [Style(), *[Style(answers="fold")] * 3], knock, bot.memory) == 0.0
+
+    # Answering: a credible knocker who judges her knocks costs a margin to stay against; a
+    # player who knocks at every chance costs none.
+    hand.apply(Action(1, "knock"))
+    hand.apply(Action(2, "fold"))
+    hand.apply(Action(3, "fold"))
+    obs = observe(hand, 0)
+    stay = Action(0, "stay")
+    assert obs.answer_to == 1 and stay in obs.legal
+    bot.memory.habits[names[1]] = Habits(hands=10, knocks=3, shown_knocks=3, won_knocks=3)
+    assert decision_margin(obs, judging, stay, bot.memory) > 0.5 * STAY_MARGIN
+    always = [Style(), Style(knocks="always"), Style(), Style()]
+    assert decision_margin(obs, always, stay, bot.memory) == 0.0
+    assert decision_margin(obs, judging, Action(0, "fold"), bot.memory) == 0.0
