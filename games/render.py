@@ -8,17 +8,16 @@ due, it gets a privacy screen until that player taps to show her cards.
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.utils import timezone
-from django.utils.translation import gettext as _
-from django.utils.translation import pgettext
+from django.utils import timezone, translation
 
 from games.engine import TOKENS, HouseRules, Observation
-from games.markup import error_html, live_html
+from games.markup import _, error_html, live_html, speak
 from games.models import Seat, Table
 from games.tables import TableState
 
@@ -34,21 +33,6 @@ class CardView:
     symbol: str
     suit_name: str
     legal: bool = False
-
-    @property
-    def label(self) -> str:
-        """What a screen reader says: the rank and the suit in the reader's language."""
-        suits = {
-            "C": pgettext("suit", "clubs"),
-            "D": pgettext("suit", "diamonds"),
-            "H": pgettext("suit", "hearts"),
-            "S": pgettext("suit", "spades"),
-        }
-        return f"{self.rank} {suits[self.suit]}"
-
-    @property
-    def red(self) -> bool:
-        return self.suit in "DH"
 
 
 def card_view(card: int, legal: bool = False) -> CardView:
@@ -82,6 +66,7 @@ def due_table_seats(state: TableState) -> list[int]:
 
 
 def build_context(state: TableState, viewer: Viewer, now: datetime | None = None) -> dict[str, Any]:
+    speak(translation.get_language())
     now = now or timezone.now()
     table = state.table
     hand = state.hand
@@ -102,7 +87,8 @@ def build_context(state: TableState, viewer: Viewer, now: datetime | None = None
         observation = state.observe(None)
     active_hand_seat = state.hand_seat(active) if active is not None else None
 
-    players = [_player(state, seat, observation, viewer, due, now) for seat in state.seats]
+    away = state.away_seats(now)
+    players = [_player(state, seat, observation, viewer, due, away) for seat in state.seats]
 
     trick: list[dict[str, Any]] = []
     last_trick: list[dict[str, Any]] = []
@@ -213,7 +199,7 @@ def _player(
     observation: Observation | None,
     viewer: Viewer,
     due: list[int],
-    now: datetime,
+    away: set[int],
 ) -> dict[str, Any]:
     player: dict[str, Any] = {
         "index": seat.index,
@@ -222,7 +208,7 @@ def _player(
         "free": seat.is_free,
         "bot": bool(seat.bot_level),
         "mine": seat.index in viewer.seats,
-        "away": bool(seat.holder_key) and state.is_away(seat, now),
+        "away": seat.index in away,
         "due": seat.index in due,
         "lives": _rubber_lives(state, seat.index),
         "in_hand": False,
@@ -251,6 +237,7 @@ def _player(
     return player
 
 
+@functools.cache
 def _strokes(lives: int | None) -> tuple[bool, ...]:
     """Lives as chalk strokes on a slate, tallied in fives: True is the fifth, struck across."""
     if not lives or lives < 0:
@@ -361,19 +348,22 @@ def _challenge_cost(rules: HouseRules) -> str:
 
 def _button(act: str, label: str, vals: dict[str, Any]) -> dict[str, Any]:
     kind, _sep, detail = label.partition(":")
-    texts = {
-        "knock": _("Knock"),
-        "stay": _("Stay"),
-        "fold": _("Fold"),
-        "exchange": _("Exchange"),
-        "ready": _("Done with the laundry"),
-    }
     if kind == "challenge":
         text = _("Challenge %(name)s") % {"name": detail}
     elif kind == "announce":
         text = _("Whistle") if detail == "whistle" else _("Stand")
+    elif kind == "knock":
+        text = _("Knock")
+    elif kind == "stay":
+        text = _("Stay")
+    elif kind == "fold":
+        text = _("Fold")
+    elif kind == "exchange":
+        text = _("Exchange")
+    elif kind == "ready":
+        text = _("Done with the laundry")
     else:
-        text = texts.get(kind, kind)
+        text = kind
     return {"act": act, "label": label, "vals": vals, "vals_json": json.dumps(vals), "text": text}
 
 

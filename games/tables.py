@@ -7,6 +7,7 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import cached_property
 
 from games.conf import seconds
 from games.engine import Hand, HouseRules, Observation, observe, parse_record
@@ -42,8 +43,9 @@ class TableState:
     # hand seat -> table seat, for the current hand
     hand_seats: list[int] = field(default_factory=list)
 
-    @property
+    @cached_property
     def rules(self) -> HouseRules:
+        # Parsed (and checked) once per state: views and deadlines ask for it many times.
         return self.table.rules()
 
     def hand_seat(self, table_seat: int) -> int | None:
@@ -93,12 +95,16 @@ class TableState:
             and now < until
         )
 
-    def is_away(self, seat: Seat, now: datetime) -> bool:
-        if seat.bot_level:
-            return False
-        if seat.last_seen is None:
-            return True
-        return now - seat.last_seen > timedelta(seconds=seconds("TOEPEN_PRESENCE_SECONDS"))
+    def away_seats(self, now: datetime) -> set[int]:
+        """The seats of people whose phones have not been heard from lately."""
+        since = now - timedelta(seconds=seconds("TOEPEN_PRESENCE_SECONDS"))
+        return {
+            seat.index
+            for seat in self.seats
+            if seat.holder_key
+            and not seat.bot_level
+            and (seat.last_seen is None or seat.last_seen < since)
+        }
 
 
 def load_state(table: Table) -> TableState:
