@@ -61,6 +61,8 @@ class Hub:
         self.lock = threading.Lock()  # `phones` is read by worker threads
         self.tasks: list[asyncio.Task[None]] = []
         self.started: asyncio.Task[None] | None = None
+        self.heard: dict[int, int] = {}  # table -> newest version another process announced
+        self.wake = asyncio.Event()
 
     # -- phones come and go (on the event loop) ----------------------------------------------
 
@@ -71,6 +73,7 @@ class Hub:
             # list per prefix, and the consumers' receive loops only read theirs.
             self.channel = await self.layer.new_channel()
             self.tasks.append(self.loop.create_task(self._listen(), name="toepen-hub"))
+            self.tasks.append(self.loop.create_task(self._render_heard(), name="toepen-views"))
             self.tasks.append(self.loop.create_task(self._refresh(), name="toepen-groups"))
 
     async def join(self, phone: Phone) -> None:
@@ -117,7 +120,11 @@ class Hub:
             ).add_done_callback(_logged)
 
     async def _listen(self) -> None:
-        """Changes made by other processes (and this one's own, which every phone here has)."""
+        """Changes made by other processes (and this one's own, which its phones have already).
+
+        Only notes the newest version heard of each table and wakes `_render_heard`, so the
+        channel is drained at once however busy the process is: channels-redis keeps at most
+        `capacity` messages for a process and drops the oldest beyond that."""
         while True:
             try:
                 message = await self.layer.receive(self.channel)
@@ -130,13 +137,27 @@ class Hub:
             if message.get("type") != "table.changed":
                 continue
             table_id, version = message["table"], message["version"]
-            phones = [p for p in self.phones_at(table_id) if p.last_version < version]
-            if not phones:
+            if version > self.heard.get(table_id, -1):
+                self.heard[table_id] = version
+                self.wake.set()
+
+    async def _render_heard(self) -> None:
+        """Render what `_listen` heard, every table at once in one trip to a worker thread."""
+        while True:
+            await self.wake.wait()
+            self.wake.clear()
+            heard, self.heard = self.heard, {}
+            work = []
+            for table_id, version in heard.items():
+                phones = [p for p in self.phones_at(table_id) if p.last_version < version]
+                if phones:
+                    work.append((phones, table_id, version))
+            if not work:
                 continue
             try:
-                frames = await _render_all_async(phones, table_id, version, None)
+                frames = await _render_tables(work)
             except Exception:
-                log.exception("table %s: rendering version %s failed", table_id, version)
+                log.exception("rendering the tables %s failed", [w[1] for w in work])
                 continue
             await send_all(frames)
 
@@ -207,7 +228,17 @@ def render_all(
     return frames
 
 
-_render_all_async = database_sync_to_async(render_all)
+@database_sync_to_async
+def _render_tables(
+    work: list[tuple[list[Phone], int, int]],
+) -> list[tuple[Phone, int, str]]:
+    frames = []
+    for phones, table_id, version in work:
+        try:
+            frames += render_all(phones, table_id, version, None)
+        except Exception:
+            log.exception("table %s: rendering version %s failed", table_id, version)
+    return frames
 
 
 def phone_key(phone: Any) -> Any:

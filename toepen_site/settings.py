@@ -149,7 +149,10 @@ if REDIS_URL:
                         "socket_connect_timeout": 5,
                         "health_check_interval": 30,
                     }
-                ]
+                ],
+                # Messages waiting for one process (all its channels together) before the
+                # oldest are dropped; the default 100 is a fraction of a second at a busy time.
+                "capacity": envint("REDIS_CHANNEL_CAPACITY", 1000),
             },
         }
     }
