@@ -28,6 +28,7 @@ from channels.db import database_sync_to_async
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 
 from games.conf import seconds
+from games.tables import advance, change_of
 
 if TYPE_CHECKING:
     from games.tables import Holder, TableState
@@ -61,7 +62,7 @@ class Hub:
         self.lock = threading.Lock()  # `phones` is read by worker threads
         self.tasks: list[asyncio.Task[None]] = []
         self.started: asyncio.Task[None] | None = None
-        self.heard: dict[int, int] = {}  # table -> newest version another process announced
+        self.heard: dict[int, list[dict[str, Any]]] = {}  # table -> its change messages
         self.wake = asyncio.Event()
 
     # -- phones come and go (on the event loop) ----------------------------------------------
@@ -115,6 +116,9 @@ class Hub:
             asyncio.run_coroutine_threadsafe(send_all(frames), self.loop).add_done_callback(_logged)
         if self.shared:
             message = {"type": "table.changed", "table": table_id, "version": version}
+            change = change_of(state) if state is not None else None
+            if change is not None:
+                message["change"] = change
             asyncio.run_coroutine_threadsafe(
                 self.layer.group_send(group(table_id), message), self.loop
             ).add_done_callback(_logged)
@@ -136,10 +140,8 @@ class Hub:
                 continue
             if message.get("type") != "table.changed":
                 continue
-            table_id, version = message["table"], message["version"]
-            if version > self.heard.get(table_id, -1):
-                self.heard[table_id] = version
-                self.wake.set()
+            self.heard.setdefault(message["table"], []).append(message)
+            self.wake.set()
 
     async def _render_heard(self) -> None:
         """Render what `_listen` heard, every table at once in one trip to a worker thread."""
@@ -148,10 +150,11 @@ class Hub:
             self.wake.clear()
             heard, self.heard = self.heard, {}
             work = []
-            for table_id, version in heard.items():
+            for table_id, messages in heard.items():
+                version = max(m["version"] for m in messages)
                 phones = [p for p in self.phones_at(table_id) if p.last_version < version]
                 if phones:
-                    work.append((phones, table_id, version))
+                    work.append((phones, table_id, messages))
             if not work:
                 continue
             try:
@@ -230,12 +233,19 @@ def render_all(
 
 @database_sync_to_async
 def _render_tables(
-    work: list[tuple[list[Phone], int, int]],
+    work: list[tuple[list[Phone], int, list[dict[str, Any]]]],
 ) -> list[tuple[Phone, int, str]]:
+    """Each table's phones, at the newest version heard of: the snapshot moved on by the
+    changes the messages carry when it can be, else the table read from the database."""
     frames = []
-    for phones, table_id, version in work:
+    for phones, table_id, messages in work:
+        messages = sorted(messages, key=lambda m: m["version"])
+        version = messages[-1]["version"]
         try:
-            frames += render_all(phones, table_id, version, None)
+            state = None
+            if all("change" in m for m in messages):
+                state = advance(table_id, [m["change"] for m in messages])
+            frames += render_all(phones, table_id, version, state)
         except Exception:
             log.exception("table %s: rendering version %s failed", table_id, version)
     return frames

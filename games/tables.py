@@ -8,9 +8,10 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import cached_property
+from typing import Any
 
 from games.conf import seconds
-from games.engine import Hand, HouseRules, Observation, observe, parse_record
+from games.engine import Hand, HouseRules, Observation, observe, parse_action, parse_record
 from games.engine.rubber import Rubber as EngineRubber
 from games.models import PlayedHand, Rubber, Seat, Table
 
@@ -42,6 +43,10 @@ class TableState:
     hand: Hand | None = None
     # hand seat -> table seat, for the current hand
     hand_seats: list[int] = field(default_factory=list)
+    # A change in the making (`editable_state`): the version it started from, and how many of
+    # the hand's actions were there then; None once it does more than add actions to the hand
+    # (a deal, the end of a hand), or for a state read from the database.
+    base: tuple[int, int] | None = None
 
     @cached_property
     def rules(self) -> HouseRules:
@@ -239,4 +244,77 @@ def editable_state(table: Table) -> TableState:
         row.record = {**row.record, "actions": list(row.record["actions"])}
     if shared.hand is not None:
         state.hand = shared.hand.copy()
+    if state.hand_row is not None and state.hand is not None and not state.hand.complete:
+        state.base = (table.version, len(state.hand_row.record["actions"]))
     return state
+
+
+# The table's fields a change writes (services._save), as a change message carries them.
+CHANGED_FIELDS = (
+    "version",
+    "changed_at",
+    "laundry_until",
+    "laundry_ready",
+    "awaiting_since",
+    "status",
+    "bots_offered",
+    "deadline_at",
+)
+_MOMENTS = ("changed_at", "laundry_until", "awaiting_since", "deadline_at")
+
+
+def change_of(state: TableState) -> dict[str, Any] | None:
+    """What another process needs to move its snapshot of the table to `state` (just
+    committed) without reading the database: the version it starts from, the actions added to
+    the hand, and the table's new fields. Only public facts: the actions are what everybody at
+    the table saw happen, and the cards they deal stay inside each process's own copy of the
+    hand. None when the change did more than add actions."""
+    if state.base is None or state.hand is None or state.hand.complete:
+        return None
+    assert state.hand_row is not None
+    version, known = state.base
+    table = state.table
+    fields = {name: getattr(table, name) for name in CHANGED_FIELDS}
+    for name in _MOMENTS:
+        fields[name] = fields[name].isoformat() if fields[name] is not None else None
+    return {"base": version, "actions": state.hand_row.record["actions"][known:], "table": fields}
+
+
+def advance(table_id: int, changes: list[dict[str, Any]]) -> TableState | None:
+    """This process's snapshot of the table moved on by `changes` (from `change_of`, oldest
+    first), remembered and returned; None when a change does not start from the snapshot this
+    process has (the caller reads the table instead)."""
+    with _played_lock:
+        state = _views.get(table_id)
+    for change in changes:
+        if state is not None and state.table.version >= change["table"]["version"]:
+            continue  # this process has that version already
+        if state is None or state.table.version != change["base"]:
+            return None
+        state = _moved(state, change)
+    if state is not None:
+        remember(state)
+    return state
+
+
+def _moved(state: TableState, change: dict[str, Any]) -> TableState | None:
+    if state.hand is None or state.hand_row is None:
+        return None
+    table = copy.copy(state.table)
+    for name, value in change["table"].items():
+        if name in _MOMENTS and value is not None:
+            value = datetime.fromisoformat(value)
+        setattr(table, name, value)
+    row = copy.copy(state.hand_row)
+    row.record = {**row.record, "actions": [*row.record["actions"], *change["actions"]]}
+    hand = state.hand.copy()
+    for data in change["actions"]:
+        hand.apply(parse_action(data, hand.n))
+    return TableState(
+        table=table,
+        seats=state.seats,
+        rubber=state.rubber,
+        hand_row=row,
+        hand=hand,
+        hand_seats=list(state.hand_seats),
+    )

@@ -11,10 +11,18 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone, translation
 
-from games import hub, services
+from games import hub, services, tables
 from games.models import Seat, Table
 from games.render import Viewer, render_view
-from games.tables import Holder, TableState, load_state, remember, view_state
+from games.tables import (
+    Holder,
+    TableState,
+    advance,
+    change_of,
+    load_state,
+    remember,
+    view_state,
+)
 from tests.live.conftest import Club4
 from tests.live.test_table_services import four_people_table, holder, people
 
@@ -111,3 +119,53 @@ def test_heartbeats_of_every_phone_here_are_one_update(klaver: Club4) -> None:
         if s.last_seen is not None and s.last_seen > long_ago
     }
     assert fresh == {(first.pk, 0), (second.pk, 1)}
+
+
+def test_another_process_moves_its_snapshot_by_the_change_alone(klaver: Club4, monkeypatch) -> None:
+    """What a change message carries takes a process that had the version before to exactly
+    the table the database holds after it, with no query."""
+    table = four_people_table(klaver)
+    published: list[TableState] = []
+    publish = services.publish
+
+    def keep(table_id, version, deadline=None, state=None):
+        published.append(state)
+        publish(table_id, version, deadline, state)
+
+    monkeypatch.setattr(services, "publish", keep)
+    for step in range(6):
+        before = load_state(Table.objects.get(pk=table.pk))
+        hand_seat = before.hand.due()[0]
+        seat = before.table_seat(hand_seat)
+        legal = [a for a in before.hand.legal_actions(hand_seat) if a.act in ("play", "knock", "stay")]
+        payload = legal[step % len(legal)].to_json()
+        payload.pop("seat")
+        services.act(table.pk, holder(people(klaver)[seat]), seat, payload, f"move-{step}")
+        change = change_of(published[-1])
+        assert change is not None
+        assert all("cards" not in str(key) for key in change)  # actions and fields only
+        # Another process, which had the version before this change:
+        tables._views.clear()
+        tables._played.clear()
+        remember(before)
+        with CaptureQueriesContext(connection) as queries:
+            moved = advance(table.pk, [change])
+        assert len(queries) == 0
+        fresh = load_state(Table.objects.get(pk=table.pk))
+        assert moved is not None and moved.table.version == fresh.table.version
+        for name in tables.CHANGED_FIELDS:
+            assert getattr(moved.table, name) == getattr(fresh.table, name), name
+        assert moved.hand.record() == fresh.hand.record()
+        assert moved.hand_row.record == fresh.hand_row.record
+        for seat in range(4):
+            viewer = Viewer(seats=(seat,), active=seat)
+            assert render_view(moved, viewer) == render_view(fresh, viewer)
+
+
+def test_a_change_from_another_version_is_not_applied(klaver: Club4) -> None:
+    table = four_people_table(klaver)
+    state = load_state(Table.objects.get(pk=table.pk))
+    remember(state)
+    stray = {"base": state.table.version - 1, "actions": [], "table": {"version": 99}}
+    assert advance(table.pk, [stray]) is None
+    assert view_state(table.pk, 0).table.version == state.table.version
