@@ -21,7 +21,6 @@ import asyncio
 import contextlib
 import logging
 import threading
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from channels.db import database_sync_to_async
@@ -186,20 +185,33 @@ class Hub:
                     for phone in phones
                     if phone.seats
                 }
-            if not held:
-                continue
             try:
-                await database_sync_to_async(services.mark_seen_all)(held)
+                if held:
+                    await database_sync_to_async(services.mark_seen_all)(held)
+                if self.shared:
+                    await self.catch_up()
             except Exception:
                 log.exception("heartbeats failed")
 
-    async def close(self) -> None:
-        for task in self.tasks:
-            task.cancel()
-        for task in self.tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
-        self.tasks = []
+    async def catch_up(self) -> None:
+        """Render any table whose phones here are behind the database: a message another
+        process sent that never came (Redis dropped it, or this process was busy reconnecting)
+        costs a phone at most one heartbeat's wait, not the rest of the hand."""
+        with self.lock:
+            tables = list(self.phones)
+        if not tables:
+            return
+        versions = await database_sync_to_async(_versions)(tables)
+        for table_id, version in versions.items():
+            if any(p.last_version < version for p in self.phones_at(table_id)):
+                self.heard.setdefault(table_id, []).append({"version": version})
+                self.wake.set()
+
+
+def _versions(tables: list[int]) -> dict[int, int]:
+    from games.models import Table
+
+    return dict(Table.objects.filter(pk__in=tables).values_list("pk", "version"))
 
 
 def group(table_id: int) -> str:
@@ -283,9 +295,8 @@ def get() -> Hub:
     return _hub
 
 
-def for_thread(loop_of: Callable[[], asyncio.AbstractEventLoop | None]) -> Hub | None:
-    """The hub to publish to from a worker thread: the server loop's, if it has one."""
-    loop = loop_of()
+def for_loop(loop: asyncio.AbstractEventLoop | None) -> Hub | None:
+    """The hub of `loop` (the server's), if it has one: where a worker thread publishes."""
     hub = _hub
     if loop is None or hub is None or hub.loop is not loop:
         return None

@@ -87,7 +87,7 @@ def publish(
 
     if state is not None:
         remember(state)
-    server_hub = hub.for_thread(clock.server_loop)
+    server_hub = hub.for_loop(clock.server_loop())
     if server_hub is not None:
         server_hub.changed(table_id, version, state)
     else:

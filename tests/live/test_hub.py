@@ -3,10 +3,12 @@ one), from the state the change wrote, without a query; heartbeats are one UPDAT
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from datetime import timedelta
 
 import pytest
+from channels.db import database_sync_to_async
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone, translation
@@ -40,6 +42,11 @@ class FakePhone:
     last_version: int = -1
     holder: Holder = field(default_factory=Holder)
     renders: int = 0
+    delivered: list[int] = field(default_factory=list)
+
+    async def deliver(self, version: int, html: str) -> None:
+        self.delivered.append(version)
+        self.last_version = version
 
     def render(self, state: TableState) -> str:
         self.renders += 1
@@ -137,7 +144,9 @@ def test_another_process_moves_its_snapshot_by_the_change_alone(klaver: Club4, m
         before = load_state(Table.objects.get(pk=table.pk))
         hand_seat = before.hand.due()[0]
         seat = before.table_seat(hand_seat)
-        legal = [a for a in before.hand.legal_actions(hand_seat) if a.act in ("play", "knock", "stay")]
+        legal = [
+            a for a in before.hand.legal_actions(hand_seat) if a.act in ("play", "knock", "stay")
+        ]
         payload = legal[step % len(legal)].to_json()
         payload.pop("seat")
         services.act(table.pk, holder(people(klaver)[seat]), seat, payload, f"move-{step}")
@@ -169,3 +178,27 @@ def test_a_change_from_another_version_is_not_applied(klaver: Club4) -> None:
     stray = {"base": state.table.version - 1, "actions": [], "table": {"version": 99}}
     assert advance(table.pk, [stray]) is None
     assert view_state(table.pk, 0).table.version == state.table.version
+
+
+async def test_phones_behind_the_database_catch_up_without_a_message(klaver: Club4) -> None:
+    """A change message that never arrived (Redis dropped it) is made up for by the next
+    heartbeat round: the hub compares its phones' versions with the database."""
+    table = await database_sync_to_async(four_people_table)(klaver)
+    version = (await Table.objects.aget(pk=table.pk)).version
+    loop = asyncio.get_running_loop()
+    behind_redis = hub.Hub(loop)
+    behind_redis.shared = True  # as with channels-redis; no second process needed here
+    renderer = loop.create_task(behind_redis._render_heard())
+    behind = FakePhone(table.pk, seats=(0,), last_version=version - 1)
+    current = FakePhone(table.pk, seats=(1,), last_version=version)
+    behind_redis.phones[table.pk] = {behind, current}
+    try:
+        await behind_redis.catch_up()
+        for _ in range(100):
+            if behind.delivered:
+                break
+            await asyncio.sleep(0.02)
+    finally:
+        renderer.cancel()
+    assert behind.delivered == [version]
+    assert current.delivered == [] and current.renders == 0
