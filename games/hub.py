@@ -68,12 +68,12 @@ class Hub:
 
     async def _start(self) -> None:
         self.tasks.append(self.loop.create_task(self._beat(), name="toepen-heartbeats"))
+        self.tasks.append(self.loop.create_task(self._render_heard(), name="toepen-views"))
         if self.shared:
             # The default prefix: channels-redis reads every process-local channel through one
             # list per prefix, and the consumers' receive loops only read theirs.
             self.channel = await self.layer.new_channel()
             self.tasks.append(self.loop.create_task(self._listen(), name="toepen-hub"))
-            self.tasks.append(self.loop.create_task(self._render_heard(), name="toepen-views"))
             self.tasks.append(self.loop.create_task(self._refresh(), name="toepen-groups"))
 
     async def join(self, phone: Phone) -> None:
@@ -143,7 +143,8 @@ class Hub:
             self.wake.set()
 
     async def _render_heard(self) -> None:
-        """Render what `_listen` heard, every table at once in one trip to a worker thread."""
+        """Render what `_listen` heard (or `catch_up` found), every table at once in one trip
+        to a worker thread."""
         while True:
             await self.wake.wait()
             self.wake.clear()
@@ -188,15 +189,14 @@ class Hub:
             try:
                 if held:
                     await database_sync_to_async(services.mark_seen_all)(held)
-                if self.shared:
-                    await self.catch_up()
+                await self.catch_up()
             except Exception:
                 log.exception("heartbeats failed")
 
     async def catch_up(self) -> None:
-        """Render any table whose phones here are behind the database: a message another
-        process sent that never came (Redis dropped it, or this process was busy reconnecting)
-        costs a phone at most one heartbeat's wait, not the rest of the hand."""
+        """Render any table whose phones here are behind the database: a change whose views
+        were lost (a message Redis dropped, a render that failed) costs a phone at most one
+        heartbeat round's wait, not the rest of the hand."""
         with self.lock:
             tables = list(self.phones)
         if not tables:

@@ -117,7 +117,9 @@ def _save(state: TableState, now: datetime, *, changed: bool = True) -> int:
     if changed:
         version = table.version
         deadline = table.deadline_at
-        transaction.on_commit(lambda: publish(table.pk, version, deadline, state))
+        # Robust: the change is committed whatever happens to its views (a failure is logged,
+        # the phones catch up with the next change, a reconnect or the next heartbeat round).
+        transaction.on_commit(lambda: publish(table.pk, version, deadline, state), robust=True)
     return table.version
 
 
