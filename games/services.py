@@ -533,6 +533,10 @@ def _steps(state: TableState, now: datetime) -> list[Step]:
         return [Step(changed + timedelta(seconds=seconds("TOEPEN_BETWEEN_HANDS_SECONDS")), "deal")]
     if table.laundry_until is not None and hand.laundry:
         steps = [Step(table.laundry_until, "close_laundry")]
+        if now >= table.laundry_until:
+            # The clock comes late (a busy or restarted server): the window is over, and a
+            # computer player's exchange now would be refused.
+            return steps
         for table_seat in state.hand_seats:
             seat = state.seats[table_seat]
             if seat.bot_level and table_seat not in table.laundry_ready:

@@ -379,9 +379,10 @@ def test_a_computer_player_is_offered_the_laundry_only_in_its_window(
         take_seat=None,
     )
     services.start_rubber(table.pk, klaver.anna.user)
-    # The four computer players' laundry (again after any exchange), the window, then play.
+    # The four computer players' laundry (again after any exchange), the window, then play:
+    # each deadline fired at its own moment, as the clock does.
     for _ in range(60):
-        services.fire_deadline(table.pk, timezone.now() + timedelta(seconds=11))
+        services.fire_deadline(table.pk, Table.objects.get(pk=table.pk).deadline_at)
         if any(a["act"] == "play" for a in record_actions(table)):
             break
     laundry_acts = {"exchange", "challenge"}
@@ -423,3 +424,24 @@ def test_a_computer_player_may_knock_out_of_turn_and_is_asked_once_a_version(
     # Never asked twice about one version for one seat, out of turn.
     offers = [(version, seat) for version, seat, due in asked if not due]
     assert len(offers) == len(set(offers))
+
+
+def test_a_clock_that_comes_after_the_laundry_window_just_closes_it(
+    klaver: Club4, settings
+) -> None:
+    """A busy or restarted server fires late: the computer players' laundry is not offered any
+    more (their exchange would be refused), the window closes and play begins."""
+    settings.TOEPEN_LAUNDRY_SECONDS = 10
+    table = services.create_table(
+        club=klaver.club,
+        user=klaver.anna.user,
+        bots={0: "easy", 1: "easy", 2: "easy", 3: "easy"},
+        take_seat=None,
+    )
+    services.start_rubber(table.pk, klaver.anna.user)
+    late = timezone.now() + timedelta(seconds=11)
+    assert services.fire_deadline(table.pk, late)
+    table = Table.objects.get(pk=table.pk)
+    assert table.laundry_until is None
+    assert record_actions(table) == []
+    assert table.deadline_at is not None  # the first card is planned
