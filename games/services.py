@@ -40,6 +40,7 @@ from games.models import (
     Seat,
     Table,
 )
+from games.prepared import Prepared
 from games.refusals import engine_message
 from games.tables import (
     Holder,
@@ -123,11 +124,19 @@ def _save(state: TableState, now: datetime, *, changed: bool = True) -> int:
     return table.version
 
 
+_LOCKED = Prepared(lambda table_id: Table.objects.select_for_update().filter(pk=table_id))
+_TABLE = Prepared(lambda table_id: Table.objects.filter(pk=table_id))
+_RECEIPT = Prepared(
+    lambda table_id, action_id: ActionReceipt.objects.filter(
+        table_id=table_id, action_id=action_id
+    ).values_list("version")[:1]
+)
+
+
 def _lock(table_id: int) -> Table:
-    try:
-        return Table.objects.select_for_update().get(pk=table_id)
-    except Table.DoesNotExist:
-        raise TableError("not_found", _("There is no such table.")) from None
+    for table in _LOCKED(table_id):
+        return table
+    raise TableError("not_found", _("There is no such table."))
 
 
 # -- access -------------------------------------------------------------------------------------
@@ -406,9 +415,7 @@ def act(
         raise TableError("bad_action", _("An action needs an id of up to 64 letters and digits."))
     with transaction.atomic():
         table = _lock(table_id)
-        applied = ActionReceipt.objects.filter(table=table, action_id=action_id)
-        version = applied.values_list("version", flat=True).first()
-        if version is not None:
+        for (version,) in _RECEIPT(table.pk, action_id):
             return Outcome(version, duplicate=True)
         state = editable_state(table)
         if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < len(state.seats):
@@ -638,7 +645,7 @@ def fire_deadline(table_id: int, now: datetime | None = None) -> bool:
     has not changed meanwhile (else the new state has its own deadline, and the clock comes back).
     """
     now = now or timezone.now()
-    table = Table.objects.filter(pk=table_id).first()
+    table = next(iter(_TABLE(table_id)), None)
     if table is None or table.deadline_at is None or table.deadline_at > now:
         return False
     current = read_state(table)  # this version's snapshot: planning and thinking only read

@@ -14,6 +14,7 @@ from games.conf import seconds
 from games.engine import Hand, HouseRules, Observation, observe, parse_action, parse_record
 from games.engine.rubber import Rubber as EngineRubber
 from games.models import PlayedHand, Rubber, Seat, Table
+from games.prepared import Prepared
 
 
 @dataclass(frozen=True)
@@ -112,9 +113,12 @@ class TableState:
         }
 
 
+_SEATS = Prepared(lambda table_id: Seat.objects.filter(table_id=table_id).order_by("index"))
+
+
 def load_state(table: Table) -> TableState:
     """Rebuild the table from the database: its seats, rubber, and the hand replayed."""
-    seats = list(Seat.objects.filter(table=table).order_by("index"))
+    seats = _SEATS(table.pk)
     state = TableState(table=table, seats=seats)
     rubber = Rubber.objects.filter(table=table).order_by("-number").first()
     if rubber is None:
@@ -167,7 +171,7 @@ def read_state(table: Table) -> TableState:
         return state
     return TableState(
         table=table,
-        seats=list(Seat.objects.filter(table=table).order_by("index")),
+        seats=_SEATS(table.pk),
         rubber=played.rubber,
         hand_row=played.hand_row,
         hand=played.hand,
