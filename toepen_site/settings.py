@@ -115,7 +115,11 @@ ASGI_APPLICATION = "toepen_site.asgi.application"
 DATABASES = {
     "default": dj_database_url.parse(
         os.environ.get("DATABASE_URL") or f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
-        conn_max_age=envint("DATABASE_CONN_MAX_AGE", 0),
+        # Each server process keeps its connection: with 0, every action and every heartbeat
+        # would open a new one (on PostgreSQL a few milliseconds each). A connection the
+        # database dropped meanwhile is noticed and replaced before it is used.
+        conn_max_age=envint("DATABASE_CONN_MAX_AGE", 60),
+        conn_health_checks=envbool("DATABASE_CONN_HEALTH_CHECKS", True),
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
