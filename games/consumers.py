@@ -42,6 +42,12 @@ HOLDER_SESSION_KEY = "table_holder"
 
 
 class TableConsumer(AsyncWebsocketConsumer):
+    # A phone hears of changes from its process's hub (games/hub.py), never on a channel of its
+    # own: no alias is configured by this name, so Channels gives the consumer no channel and
+    # no receive loop on the layer (with Redis, one blocking receive and its clean-up fewer
+    # per message, and no channel per phone).
+    channel_layer_alias = "phones-use-the-hub"
+
     table_id: int
     holder: Holder
     seats: tuple[int, ...]

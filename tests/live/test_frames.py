@@ -247,3 +247,20 @@ async def test_a_dutch_player_is_refused_in_dutch(klaver: Club4) -> None:
     anna = await connect(klaver.anna, table.code)
     await refused(anna, {"act": "knock", "seat": 1, "id": "nl1"}, "Dat is niet jouw plaats.")
     await anna.close()
+
+
+async def test_a_phone_takes_no_channel_of_its_own_on_the_layer(klaver: Club4) -> None:
+    # Changes reach phones through their process's hub: a channel per phone would only cost
+    # every message a blocking receive more behind Redis.
+    from channels.layers import get_channel_layer
+
+    table = await started_table(klaver)
+    layer = get_channel_layer()
+    before = set(layer.channels)
+    anna = await connect(klaver.anna, table.code)
+    bram = await connect(klaver.bram, table.code)
+    await anna.send({"type": "sync"})
+    assert "table-live" in await anna.receive()
+    assert set(layer.channels) == before
+    await anna.close()
+    await bram.close()
