@@ -1,6 +1,6 @@
 """Live tables under load: how many tables the server carries with p99 under 200 ms.
 
-    .venv/bin/python bench/live.py                      # both set-ups, ~10-15 minutes
+    .venv/bin/python bench/live.py                      # both set-ups, about 30 minutes
     .venv/bin/python bench/live.py --config embedded --seconds 10
 
 Each simulated table is four websocket clients playing real hands at a human pace (one action a
