@@ -6,6 +6,7 @@ import json
 
 import pytest
 from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 
 from games import services
@@ -252,8 +253,6 @@ async def test_a_dutch_player_is_refused_in_dutch(klaver: Club4) -> None:
 async def test_a_phone_takes_no_channel_of_its_own_on_the_layer(klaver: Club4) -> None:
     # Changes reach phones through their process's hub: a channel per phone would only cost
     # every message a blocking receive more behind Redis.
-    from channels.layers import get_channel_layer
-
     table = await started_table(klaver)
     layer = get_channel_layer()
     before = set(layer.channels)

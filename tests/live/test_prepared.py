@@ -10,23 +10,15 @@ from django.utils import timezone
 from games import services
 from games.models import ActionReceipt, Seat, Table
 from games.prepared import Prepared
-from tests.live.conftest import Club4, seat_people
+from tests.live.conftest import Club4
 from tests.live.prepared_cases import mismatches
+from tests.live.test_table_services import four_people_table
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def started_table(klaver: Club4) -> Table:
-    table = services.create_table(
-        club=klaver.club, user=klaver.anna.user, holder_key=klaver.anna.holder_key
-    )
-    seat_people(table.pk, [(1, klaver.bram), (2, klaver.cas), (3, klaver.dirk)])
-    services.start_rubber(table.pk, klaver.anna.user)
-    return Table.objects.get(pk=table.pk)
-
-
 def test_the_live_queries_read_what_the_orm_reads(klaver: Club4) -> None:
-    table = started_table(klaver)
+    table = four_people_table(klaver)
     # Every kind of column filled: JSON lists, a date and time, text, numbers.
     Table.objects.filter(pk=table.pk).update(
         laundry_ready=[1, 3],
@@ -43,7 +35,7 @@ def test_the_live_queries_read_what_the_orm_reads(klaver: Club4) -> None:
 def test_equal_parameters_are_run_by_the_orm_until_a_call_tells_them_apart(
     klaver: Club4,
 ) -> None:
-    started_table(klaver)
+    four_people_table(klaver)
     between = Prepared(
         lambda low, high: Seat.objects.filter(index__gte=low, index__lte=high).order_by("index")
     )
