@@ -3,9 +3,11 @@
 A change to a table is published once per process, not once per phone. The process that made
 the change renders the new version for its own phones in the worker thread that committed it,
 from the state it has just written (no query, no replay), and hands the frames to the event loop
-in one go. With channels-redis, the other processes hear of it through the table's group, which
-holds one channel per process (this hub's), not one per phone; each renders the version once
-for its own phones. With the in-memory layer there is one process, so there is no group.
+in one go. With channels-redis, the other processes with phones at the table hear of it on
+their hub's channel, one message each: which processes those are is kept in the database
+(`TableListener`, read under the table's lock with the change), so a process never hears its
+own changes back and a table whose phones all use one process costs Redis nothing. Each renders
+the version once for its own phones. With the in-memory layer there is one process.
 
 Each phone still gets its own view, rendered from the engine's `observe` for its own seats:
 only the version number travels between processes, never a card. Phones that see the table
@@ -18,9 +20,9 @@ The hub also beats the heart of every phone connected here: one `UPDATE` every
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import threading
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from channels.db import database_sync_to_async
@@ -33,8 +35,6 @@ if TYPE_CHECKING:
     from games.tables import Holder, TableState
 
 log = logging.getLogger(__name__)
-
-GROUP_REFRESH_SECONDS = 3600.0  # well inside channels-redis's group_expiry (a day by default)
 
 
 class Phone(Protocol):
@@ -55,7 +55,7 @@ class Hub:
         self.loop = loop
         self.layer = get_channel_layer()
         # Other processes exist only behind a shared layer; in memory, this process is all.
-        self.shared = self.layer is not None and not isinstance(self.layer, InMemoryChannelLayer)
+        self.shared = shared_layer()
         self.channel = ""
         self.phones: dict[int, set[Phone]] = {}
         self.lock = threading.Lock()  # `phones` is read by worker threads
@@ -74,7 +74,6 @@ class Hub:
             # list per prefix, and the consumers' receive loops only read theirs.
             self.channel = await self.layer.new_channel()
             self.tasks.append(self.loop.create_task(self._listen(), name="toepen-hub"))
-            self.tasks.append(self.loop.create_task(self._refresh(), name="toepen-groups"))
 
     async def join(self, phone: Phone) -> None:
         if self.started is None:
@@ -85,7 +84,9 @@ class Hub:
             first = table_id not in self.phones
             self.phones.setdefault(table_id, set()).add(phone)
         if first and self.shared:
-            await self.layer.group_add(group(table_id), self.channel)
+            from games import services
+
+            await database_sync_to_async(services.listen)(table_id, self.channel)
 
     async def leave(self, phone: Phone) -> None:
         table_id = phone.table_id
@@ -98,7 +99,12 @@ class Hub:
             if last:
                 del self.phones[table_id]
         if last and self.shared:
-            await self.layer.group_discard(group(table_id), self.channel)
+            from games import services
+
+            try:
+                await database_sync_to_async(services.unlisten)(table_id, self.channel)
+            except Exception:
+                log.exception("table %s: could not stop listening", table_id)  # goes stale
 
     def phones_at(self, table_id: int) -> list[Phone]:
         with self.lock:
@@ -106,21 +112,36 @@ class Hub:
 
     # -- a table changed -------------------------------------------------------------------
 
-    def changed(self, table_id: int, version: int, state: TableState | None) -> None:
+    def changed(
+        self, table_id: int, version: int, state: TableState | None, listeners: Iterable[str]
+    ) -> None:
         """Called by the thread that committed the change: render this process's phones now,
-        and tell the other processes (callable from any thread but the loop's)."""
+        and tell the other processes with phones at the table (`listeners`, their hubs'
+        channels; callable from any thread but the loop's)."""
         phones = self.phones_at(table_id)
         if phones:
             frames = render_all(phones, table_id, version, state)
             asyncio.run_coroutine_threadsafe(send_all(frames), self.loop).add_done_callback(_logged)
-        if self.shared:
+        others = [channel for channel in listeners if channel != self.channel]
+        if others:
             message = {"type": "table.changed", "table": table_id, "version": version}
             change = change_of(state) if state is not None else None
             if change is not None:
                 message["change"] = change
             asyncio.run_coroutine_threadsafe(
-                self.layer.group_send(group(table_id), message), self.loop
+                self._send(others, message), self.loop
             ).add_done_callback(_logged)
+
+    async def _send(self, channels: list[str], message: dict[str, Any]) -> None:
+        for channel in channels:
+            try:
+                await self.layer.send(channel, message)
+            except Exception:
+                # Full (a process too busy to read) or Redis away: that process's phones catch
+                # up at its next heartbeat round.
+                log.exception(
+                    "table %s: the change could not be sent to %s", message["table"], channel
+                )
 
     async def _listen(self) -> None:
         """Changes made by other processes (and this one's own, which its phones have already).
@@ -157,22 +178,20 @@ class Hub:
                     work.append((phones, table_id, messages))
             if not work:
                 continue
+            # Most changes move this process's snapshot on without a query: rendered here, on
+            # the loop, they reach the phones without waiting for the worker thread (busy with
+            # this process's own actions) and without two thread hand-overs. The GIL lets one
+            # thread run at a time, so the worker would not have rendered them any sooner.
+            frames, left = _render_from_snapshots(work)
+            await send_all(frames)
+            if not left:
+                continue
             try:
-                frames = await _render_tables(work)
+                frames = await _render_tables(left)
             except Exception:
-                log.exception("rendering the tables %s failed", [w[1] for w in work])
+                log.exception("rendering the tables %s failed", [w[1] for w in left])
                 continue
             await send_all(frames)
-
-    async def _refresh(self) -> None:
-        """Stay in the groups of the tables with phones here (groups expire in Redis)."""
-        while True:
-            await asyncio.sleep(GROUP_REFRESH_SECONDS)
-            with self.lock:
-                tables = list(self.phones)
-            for table_id in tables:
-                with contextlib.suppress(Exception):
-                    await self.layer.group_add(group(table_id), self.channel)
 
     async def _beat(self) -> None:
         from games import services
@@ -189,6 +208,10 @@ class Hub:
             try:
                 if held:
                     await database_sync_to_async(services.mark_seen_all)(held)
+                if self.shared:
+                    with self.lock:
+                        tables = list(self.phones)
+                    await database_sync_to_async(services.still_listening)(self.channel, tables)
                 await self.catch_up()
             except Exception:
                 log.exception("heartbeats failed")
@@ -214,8 +237,11 @@ def _versions(tables: list[int]) -> dict[int, int]:
     return dict(Table.objects.filter(pk__in=tables).values_list("pk", "version"))
 
 
-def group(table_id: int) -> str:
-    return f"table-{table_id}"
+def shared_layer() -> bool:
+    """Whether other processes can exist: only behind a shared channel layer (Redis); with the
+    in-memory layer, this process is all."""
+    layer = get_channel_layer()
+    return layer is not None and not isinstance(layer, InMemoryChannelLayer)
 
 
 def render_all(
@@ -243,21 +269,39 @@ def render_all(
     return frames
 
 
+Work = list[tuple[list[Phone], int, list[dict[str, Any]]]]
+
+
+def _render_from_snapshots(work: Work) -> tuple[list[tuple[Phone, int, str]], Work]:
+    """The tables whose snapshot the messages' changes move to the newest version heard of,
+    rendered (no query); the others are left for `_render_tables`."""
+    frames: list[tuple[Phone, int, str]] = []
+    left: Work = []
+    for phones, table_id, messages in work:
+        ordered = sorted(messages, key=lambda m: m["version"])
+        version = ordered[-1]["version"]
+        state = None
+        try:
+            if all("change" in m for m in ordered):
+                state = advance(table_id, [m["change"] for m in ordered])
+            if state is not None and state.table.version >= version:
+                frames += render_all(phones, table_id, version, state)
+                continue
+        except Exception:
+            log.exception("table %s: rendering version %s failed", table_id, version)
+        left.append((phones, table_id, messages))
+    return frames, left
+
+
 @database_sync_to_async
-def _render_tables(
-    work: list[tuple[list[Phone], int, list[dict[str, Any]]]],
-) -> list[tuple[Phone, int, str]]:
-    """Each table's phones, at the newest version heard of: the snapshot moved on by the
-    changes the messages carry when it can be, else the table read from the database."""
+def _render_tables(work: Work) -> list[tuple[Phone, int, str]]:
+    """Each table's phones at the newest version heard of, the table read from the database
+    (in the worker thread: the snapshot could not be moved on by the changes)."""
     frames = []
     for phones, table_id, messages in work:
-        messages = sorted(messages, key=lambda m: m["version"])
-        version = messages[-1]["version"]
+        version = max(m["version"] for m in messages)
         try:
-            state = None
-            if all("change" in m for m in messages):
-                state = advance(table_id, [m["change"] for m in messages])
-            frames += render_all(phones, table_id, version, state)
+            frames += render_all(phones, table_id, version, None)
         except Exception:
             log.exception("table %s: rendering version %s failed", table_id, version)
     return frames

@@ -8,6 +8,7 @@ table themselves, and nothing here knows about requests or sockets.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import logging
 import random
@@ -18,7 +19,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from asgiref.sync import async_to_sync
-from channels.layers import InMemoryChannelLayer, get_channel_layer
+from channels.layers import get_channel_layer
 from django.db import transaction
 from django.utils import timezone
 from django.utils.functional import Promise
@@ -39,10 +40,12 @@ from games.models import (
     RubberPlayer,
     Seat,
     Table,
+    TableListener,
 )
-from games.prepared import Prepared
+from games.prepared import Prepared, RowInsert, RowUpdate
 from games.refusals import engine_message
 from games.tables import (
+    CHANGED_FIELDS,
     Holder,
     TableState,
     editable_state,
@@ -76,54 +79,70 @@ class Outcome:
 
 
 def publish(
-    table_id: int, version: int, deadline: datetime | None = None, state: TableState | None = None
+    table_id: int,
+    version: int,
+    deadline: datetime | None = None,
+    state: TableState | None = None,
+    listeners: Iterable[str] = (),
 ) -> None:
     """Tell every phone at the table that it changed (after the commit); each gets its own view.
 
     `state`, the table as the change left it, becomes this process's snapshot of the version,
     and this process's hub renders its phones' views from it at once, in the calling thread,
-    then tells the other processes; the event loop only sends the frames. The clock is woken
-    when the table's next deadline comes before its next look."""
+    then tells the other processes with phones at the table (`listeners`, their hubs'
+    channels); the event loop only sends the frames. The clock is woken when the table's next
+    deadline comes before its next look."""
     from games import clock
 
     if state is not None:
         remember(state)
     server_hub = hub.for_loop(clock.server_loop())
     if server_hub is not None:
-        server_hub.changed(table_id, version, state)
-    else:
+        server_hub.changed(table_id, version, state, listeners)
+    elif listeners:
         # No server loop in this thread's process (a command, a test without a server): the
-        # channel layer is the only way to another process's phones.
-        layer = get_channel_layer()
-        if layer is not None and not isinstance(layer, InMemoryChannelLayer):
-            message = {"type": "table.changed", "table": table_id, "version": version}
-            async_to_sync(layer.group_send)(hub.group(table_id), message)
+        # channel layer is the only way to the other processes' phones.
+        message = {"type": "table.changed", "table": table_id, "version": version}
+        for channel in listeners:
+            try:
+                async_to_sync(get_channel_layer().send)(channel, message)
+            except Exception:
+                log.exception("table %s: the change could not be sent to %s", table_id, channel)
     if deadline is not None:
         clock.poke(deadline)
 
 
 def _save(state: TableState, now: datetime, *, changed: bool = True) -> int:
+    """Write the change: the hand's new actions, the table's fields, the new version."""
     table = state.table
-    fields = ["deadline_at"]
     if changed:
         table.version += 1
         table.changed_at = now
         table.bots_offered = []
-        fields += ["version", "changed_at", "laundry_until", "laundry_ready", "awaiting_since"]
-        fields += ["status", "bots_offered"]
     table.deadline_at = next_deadline(state, now)
-    # An UPDATE of just these fields (what save(update_fields=...) sends, without its
-    # per-call machinery: this runs on every action).
-    Table.objects.filter(pk=table.pk).update(**{name: getattr(table, name) for name in fields})
+    row = state.hand_row
+    if state.record_changed and row is not None:
+        _HAND_RECORD(row.pk, row.record)
+        state.record_changed = False
+    write = _CHANGED_TABLE if changed else _TABLE_DEADLINE
+    write(table.pk, *(getattr(table, field.attname) for field in write.fields))
     if changed:
         version = table.version
         deadline = table.deadline_at
+        listeners = _listeners(table.pk, now)
         # Robust: the change is committed whatever happens to its views (a failure is logged,
         # the phones catch up with the next change, a reconnect or the next heartbeat round).
-        transaction.on_commit(lambda: publish(table.pk, version, deadline, state), robust=True)
+        transaction.on_commit(
+            lambda: publish(table.pk, version, deadline, state, listeners), robust=True
+        )
     return table.version
 
 
+# Every action's writes, as SQL built once (what `save(update_fields=...)` would send).
+_CHANGED_TABLE = RowUpdate(Table, CHANGED_FIELDS)
+_TABLE_DEADLINE = RowUpdate(Table, ("deadline_at",))
+_HAND_RECORD = RowUpdate(PlayedHand, ("record",))
+_NEW_RECEIPT = RowInsert(ActionReceipt, ("table", "action_id", "version", "created_at"))
 _LOCKED = Prepared(lambda table_id: Table.objects.select_for_update().filter(pk=table_id))
 _TABLE = Prepared(lambda table_id: Table.objects.filter(pk=table_id))
 _RECEIPT = Prepared(
@@ -131,6 +150,23 @@ _RECEIPT = Prepared(
         table_id=table_id, action_id=action_id
     ).values_list("version")[:1]
 )
+
+
+_LISTENERS = Prepared(
+    lambda table_id: TableListener.objects.filter(table_id=table_id).values_list(
+        "channel", "seen_at"
+    )
+)
+
+
+def _listeners(table_id: int, now: datetime) -> list[str]:
+    """The hubs of the processes with phones at the table (read under its lock, so a process
+    that starts listening is either here or its phones' first views come after this change);
+    none with one process and the in-memory layer, where the hub is this process's."""
+    if not hub.shared_layer():
+        return []
+    since = now - timedelta(seconds=LISTENER_STALE_ROUNDS * seconds("TOEPEN_HEARTBEAT_SECONDS"))
+    return [channel for channel, seen in _LISTENERS(table_id) if seen >= since]
 
 
 def _lock(table_id: int) -> Table:
@@ -307,6 +343,43 @@ def mark_seen_all(held: Iterable[tuple[int, Holder]]) -> None:
         Seat.objects.filter(pk__in=seen).update(last_seen=timezone.now())
 
 
+# -- the processes with phones at a table ------------------------------------------------------
+
+# Heartbeat rounds a process may miss before changes stop being sent to it (a killed process).
+LISTENER_STALE_ROUNDS = 3
+LISTENER_FORGOTTEN = timedelta(hours=1)
+
+
+def listen(table_id: int, channel: str) -> None:
+    """A process's first phone at the table: from now on its hub hears of the table's changes.
+    Under the table's lock, so no change can slip between this and the phone's first view."""
+    with transaction.atomic():
+        table = _lock(table_id)
+        TableListener.objects.update_or_create(
+            table=table, channel=channel, defaults={"seen_at": timezone.now()}
+        )
+
+
+def unlisten(table_id: int, channel: str) -> None:
+    """The process's last phone at the table left."""
+    TableListener.objects.filter(table_id=table_id, channel=channel).delete()
+
+
+def still_listening(channel: str, tables: Iterable[int]) -> None:
+    """A process's heartbeat: it still has phones at `tables` (a table it left without saying
+    so goes stale). Also forgets the listeners not heard from in an hour (killed processes,
+    never to come back: a new process has a new channel)."""
+    now = timezone.now()
+    tables = set(tables)
+    mine = TableListener.objects.filter(channel=channel, table_id__in=tables)
+    known = set(mine.values_list("table_id", flat=True))
+    mine.update(seen_at=now)
+    for table_id in tables - known:
+        with contextlib.suppress(TableError):  # the table is gone
+            listen(table_id, channel)
+    TableListener.objects.filter(seen_at__lt=now - LISTENER_FORGOTTEN).delete()
+
+
 # -- rubbers ------------------------------------------------------------------------------------
 
 
@@ -445,7 +518,7 @@ def act(
         now = timezone.now()
         _apply(state, action, now)
         version = _save(state, now)
-        ActionReceipt.objects.create(table=table, action_id=action_id, version=version)
+        _NEW_RECEIPT(table.pk, action_id, version, now)
         return Outcome(version)
 
 
@@ -489,7 +562,7 @@ def _apply(state: TableState, action: Action, now: datetime) -> None:
     except IllegalAction as error:
         raise TableError(error.code, engine_message(error)) from None
     row.record["actions"].append(action.to_json())
-    PlayedHand.objects.filter(pk=row.pk).update(record=row.record)
+    state.record_changed = True  # written with the table's fields (_save)
     if action.act == "exchange":
         table.laundry_until = max(
             table.laundry_until or now, now + timedelta(seconds=seconds("TOEPEN_CHALLENGE_SECONDS"))

@@ -48,6 +48,8 @@ class TableState:
     # the hand's actions were there then; None once it does more than add actions to the hand
     # (a deal, the end of a hand), or for a state read from the database.
     base: tuple[int, int] | None = None
+    # The hand's record has new actions that are not written yet (services._save writes them).
+    record_changed: bool = False
 
     @cached_property
     def rules(self) -> HouseRules:

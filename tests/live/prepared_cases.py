@@ -57,3 +57,52 @@ def mismatches(table_id: int, action_id: str) -> list[str]:
             ),
         )
     return found
+
+
+def write_mismatches(table_id: int) -> list[str]:
+    """What the prepared writes store differently from what the ORM stores for the same values
+    (nothing, if they are right): each value is written both ways and read back by the ORM."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from games.models import PlayedHand
+
+    found = []
+    now = timezone.now()
+    values = {
+        "version": 41,
+        "changed_at": now,
+        "laundry_until": now + timedelta(seconds=7),
+        "laundry_ready": [0, 2],
+        "awaiting_since": None,
+        "status": Table.Status.PLAYING,
+        "bots_offered": [],
+        "deadline_at": now + timedelta(minutes=1),
+    }
+    assert tuple(values) == tables.CHANGED_FIELDS
+    services._CHANGED_TABLE(table_id, *values.values())
+    prepared = columns(Table.objects.get(pk=table_id))
+    Table.objects.filter(pk=table_id).update(**values)
+    if prepared != (orm := columns(Table.objects.get(pk=table_id))):
+        found.append(f"table: {prepared!r} != {orm!r}")
+
+    hand = PlayedHand.objects.filter(rubber__table_id=table_id).order_by("-number").first()
+    if hand is None:
+        return [*found, "no hand to write to"]
+    record = {**hand.record, "actions": [*hand.record["actions"], {"seat": 0, "act": "knock"}]}
+    services._HAND_RECORD(hand.pk, record)
+    prepared = columns(PlayedHand.objects.get(pk=hand.pk))
+    PlayedHand.objects.filter(pk=hand.pk).update(record=record)
+    if prepared != (orm := columns(PlayedHand.objects.get(pk=hand.pk))):
+        found.append(f"record: {prepared!r} != {orm!r}")
+
+    services._NEW_RECEIPT(table_id, "written", 41, now)
+    receipt = ActionReceipt.objects.get(table_id=table_id, action_id="written")
+    expected = ActionReceipt(
+        pk=receipt.pk, table_id=table_id, action_id="written", version=41, created_at=now
+    )
+    expected.save()  # the ORM writes the same row again: what it reads back must not change
+    if columns(receipt) != columns(ActionReceipt.objects.get(pk=receipt.pk)):
+        found.append(f"receipt: {columns(receipt)!r}")
+    return found

@@ -135,9 +135,9 @@ def test_another_process_moves_its_snapshot_by_the_change_alone(klaver: Club4, m
     published: list[TableState] = []
     publish = services.publish
 
-    def keep(table_id, version, deadline=None, state=None):
+    def keep(table_id, version, deadline=None, state=None, listeners=()):
         published.append(state)
-        publish(table_id, version, deadline, state)
+        publish(table_id, version, deadline, state, listeners)
 
     monkeypatch.setattr(services, "publish", keep)
     for step in range(6):
@@ -202,3 +202,45 @@ async def test_phones_behind_the_database_catch_up_without_a_message(klaver: Clu
         renderer.cancel()
     assert behind.delivered == [version]
     assert current.delivered == [] and current.renders == 0
+
+
+def test_a_change_heard_from_another_process_is_rendered_on_the_loop_when_it_can_be(
+    klaver: Club4, monkeypatch
+) -> None:
+    """A change message that moves this process's snapshot on is rendered at once (on the
+    event loop: no query, no worker thread); one whose snapshot is missing is left for the
+    worker thread, which reads the table."""
+    table = four_people_table(klaver)
+    published: list[TableState] = []
+    publish = services.publish
+
+    def keep(table_id, version, deadline=None, state=None, listeners=()):
+        published.append(state)
+        publish(table_id, version, deadline, state, listeners)
+
+    monkeypatch.setattr(services, "publish", keep)
+    before = load_state(Table.objects.get(pk=table.pk))
+    hand_seat = before.hand.due()[0]
+    seat = before.table_seat(hand_seat)
+    card = next(a for a in before.hand.legal_actions(hand_seat) if a.act == "play")
+    services.act(table.pk, holder(people(klaver)[seat]), seat, card.to_json(), "heard-1")
+    message = {
+        "table": table.pk,
+        "version": published[-1].table.version,
+        "change": change_of(published[-1]),
+    }
+    # Another process: it had the version before the change.
+    tables._views.clear()
+    tables._played.clear()
+    remember(before)
+    phone = FakePhone(table.pk, seats=(2,), last_version=before.table.version)
+    with CaptureQueriesContext(connection) as queries:
+        frames, left = hub._render_from_snapshots([([phone], table.pk, [message])])
+    assert len(queries) == 0 and left == []
+    assert [version for _, version, _ in frames] == [message["version"]]
+    # A process that knows nothing of the table leaves it to the worker thread.
+    tables._views.clear()
+    tables._played.clear()
+    late = FakePhone(table.pk, seats=(3,), last_version=before.table.version)
+    frames, left = hub._render_from_snapshots([([late], table.pk, [message])])
+    assert frames == [] and [work[1] for work in left] == [table.pk]

@@ -9,9 +9,9 @@ from django.utils import timezone
 
 from games import services
 from games.models import ActionReceipt, Seat, Table
-from games.prepared import Prepared
+from games.prepared import Prepared, RowUpdate
 from tests.live.conftest import Club4
-from tests.live.prepared_cases import mismatches
+from tests.live.prepared_cases import mismatches, write_mismatches
 from tests.live.test_table_services import four_people_table
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -30,6 +30,18 @@ def test_the_live_queries_read_what_the_orm_reads(klaver: Club4) -> None:
     assert services._RECEIPT(table.pk, "a1") == [(7,)]
     assert services._RECEIPT(table.pk, "a2") == []
     assert services._TABLE(table.pk + 1000) == []
+
+
+def test_the_live_writes_store_what_the_orm_stores(klaver: Club4) -> None:
+    table = four_people_table(klaver)
+    assert write_mismatches(table.pk) == []
+
+
+def test_a_prepared_write_takes_plain_columns_and_all_its_values() -> None:
+    with pytest.raises(ValueError, match="plain columns"):
+        RowUpdate(Table, ("receipts",))  # not a column of the table
+    with pytest.raises(ValueError, match="values are needed"):
+        services._CHANGED_TABLE(1, 2)
 
 
 def test_equal_parameters_are_run_by_the_orm_until_a_call_tells_them_apart(

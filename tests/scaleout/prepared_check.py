@@ -2,8 +2,9 @@
 
     DATABASE_URL=... python -m tests.scaleout.prepared_check --table 1
 
-Fills the table's JSON and date columns and gives it an action receipt first, then prints one
-JSON line: {"mismatches": [...]} (empty when the prepared queries read what the ORM reads).
+Fills the table's JSON and date columns and gives it an action receipt first, and writes
+with the prepared writes what it then writes with the ORM; prints one JSON line:
+{"mismatches": [...]} (empty when the prepared queries read and write as the ORM does).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ def main() -> None:
     from django.utils import timezone
 
     from games.models import ActionReceipt, Table
-    from tests.live.prepared_cases import mismatches
+    from tests.live.prepared_cases import mismatches, write_mismatches
 
     Table.objects.filter(pk=args.table).update(
         laundry_ready=[0, 2],
@@ -32,7 +33,8 @@ def main() -> None:
         laundry_until=timezone.now() + timedelta(seconds=5),
     )
     ActionReceipt.objects.create(table_id=args.table, action_id="check", version=3)
-    print(json.dumps({"mismatches": mismatches(args.table, "check")}))
+    found = mismatches(args.table, "check") + write_mismatches(args.table)
+    print(json.dumps({"mismatches": found}))
 
 
 if __name__ == "__main__":
