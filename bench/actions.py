@@ -1,0 +1,158 @@
+"""What one action costs the server process, without the network: the service call that takes
+it (lock, checks, engine, writes, commit) and the four views rendered after it.
+
+    .venv/bin/python bench/actions.py                    # PostgreSQL on 127.0.0.1:5432
+    .venv/bin/python bench/actions.py --database sqlite
+
+bench/live.py measures whole tables over websockets, with everything sharing the machine, and
+its per-action CPU moves with whatever else runs there. This one runs in one thread of one
+process, so CPU time per action is steady enough to compare two versions of the code: tables
+of four people play real hands (the due seat picks from what the engine offers, like
+bench/live.py's clients), and each action is timed as `services.act` and as the renders of
+the four phones' views from the snapshot the action left. A finished hand's next deal is the
+clock's work (`fire_deadline`) and is not counted. Ends with one JSON line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from _machine import machine
+
+from tests.scaleout.phones import choose
+from tests.scaleout.servers import PostgresDatabase, base_env, migrate, seed
+
+
+def play(tables: list[dict[str, Any]], actions: int, rng: random.Random) -> dict[str, Any]:
+    from django.utils import timezone
+
+    from accounts.models import User
+    from games import services
+    from games.consumers import TableConsumer
+    from games.engine import observe
+    from games.tables import Holder, view_state
+
+    holders = {}
+    for info in tables:
+        for phone in info["phones"]:
+            user = User.objects.get(username=phone["name"])
+            holders[info["id"], phone["seat"]] = Holder(user_id=user.pk, key=f"phone-{user}")
+
+    def render_all(table_id: int) -> None:
+        state = view_state(table_id, at_least=0)
+        for seat in range(4):
+            phone = TableConsumer()
+            phone.holder, phone.shown, phone.language, phone.can_start = (
+                holders[table_id, seat],
+                None,
+                "en",
+                False,
+            )
+            phone.render(state)
+
+    act_cpu, act_wall, render_cpu = [], [], []
+    number = 0
+    while len(act_cpu) < actions:
+        info = tables[number % len(tables)]
+        number += 1
+        table_id = info["id"]
+        state = view_state(table_id)
+        hand = state.hand
+        if hand is None or hand.complete or not hand.due():
+            services.fire_deadline(table_id, timezone.now() + timedelta(hours=1))
+            continue
+        hand_seat = hand.due()[0]
+        seat = state.table_seat(hand_seat)
+        legal = [
+            a for a in observe(hand, hand_seat).legal if a.act not in ("exchange", "challenge")
+        ]
+        offers = [dict(a.to_json(), seat=seat) for a in legal]
+        for offer in offers:
+            if "target" in offer:
+                offer["target"] = state.table_seat(offer["target"])
+        payload = {k: v for k, v in choose(rng, offers).items() if k != "seat"}
+        cpu, wall = time.thread_time(), time.perf_counter()
+        services.act(table_id, holders[table_id, seat], seat, payload, f"a{number}")
+        act_cpu.append(time.thread_time() - cpu)
+        act_wall.append(time.perf_counter() - wall)
+        cpu = time.thread_time()
+        render_all(table_id)
+        render_cpu.append(time.thread_time() - cpu)
+
+    def ms(values: list[float]) -> float:
+        return round(1000 * statistics.mean(values), 3)
+
+    return {
+        "actions": len(act_cpu),
+        "act_cpu_ms": ms(act_cpu),
+        "act_wall_ms": ms(act_wall),
+        "act_wall_p50_ms": round(1000 * statistics.median(act_wall), 3),
+        "render4_cpu_ms": ms(render_cpu),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--database", choices=["postgresql", "sqlite"], default="postgresql")
+    parser.add_argument("--tables", type=int, default=8)
+    parser.add_argument("--actions", type=int, default=1500)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+
+    database = None
+    with tempfile.TemporaryDirectory(prefix="toepen-actions-") as tmp:
+        if args.database == "postgresql":
+            database = PostgresDatabase().create()
+            url = database.url
+        else:
+            url = f"sqlite:///{Path(tmp) / 'bench.sqlite3'}"
+        try:
+            env = base_env(
+                DATABASE_URL=url,
+                DJANGO_DEBUG="false",
+                DJANGO_SECRET_KEY="bench",
+                TOEPEN_LAUNDRY_SECONDS="0",
+                TOEPEN_BETWEEN_HANDS_SECONDS="1",
+            )
+            migrate(env)
+            tables = seed(env, args.tables, 30)
+            os.environ.update(env)
+            import django
+
+            django.setup()
+            rng = random.Random(7)
+            play(tables, 200, rng)  # warm up: compiled queries, caches, connection
+            rounds = [play(tables, args.actions, rng) for _ in range(args.rounds)]
+        finally:
+            from django.db import connections
+
+            connections.close_all()
+            if database is not None:
+                database.drop()
+    report = {
+        "bench": "actions",
+        "machine": machine(),
+        "database": args.database,
+        "rounds": rounds,
+        "act_cpu_ms": min(r["act_cpu_ms"] for r in rounds),
+        "render4_cpu_ms": min(r["render4_cpu_ms"] for r in rounds),
+    }
+    for name in ("act_cpu_ms", "render4_cpu_ms", "act_wall_ms"):
+        print(f"{name}: " + ", ".join(str(r[name]) for r in rounds), flush=True)
+    print(json.dumps(report), flush=True)
+
+
+if __name__ == "__main__":
+    main()
