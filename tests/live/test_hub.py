@@ -128,10 +128,8 @@ def test_heartbeats_of_every_phone_here_are_one_update(klaver: Club4) -> None:
     assert fresh == {(first.pk, 0), (second.pk, 1)}
 
 
-def test_another_process_moves_its_snapshot_by_the_change_alone(klaver: Club4, monkeypatch) -> None:
-    """What a change message carries takes a process that had the version before to exactly
-    the table the database holds after it, with no query."""
-    table = four_people_table(klaver)
+def keep_published(monkeypatch) -> list[TableState]:
+    """The states the changes publish, in order (they are still published)."""
     published: list[TableState] = []
     publish = services.publish
 
@@ -140,6 +138,14 @@ def test_another_process_moves_its_snapshot_by_the_change_alone(klaver: Club4, m
         publish(table_id, version, deadline, state, listeners)
 
     monkeypatch.setattr(services, "publish", keep)
+    return published
+
+
+def test_another_process_moves_its_snapshot_by_the_change_alone(klaver: Club4, monkeypatch) -> None:
+    """What a change message carries takes a process that had the version before to exactly
+    the table the database holds after it, with no query."""
+    table = four_people_table(klaver)
+    published = keep_published(monkeypatch)
     for step in range(6):
         before = load_state(Table.objects.get(pk=table.pk))
         hand_seat = before.hand.due()[0]
@@ -211,14 +217,7 @@ def test_a_change_heard_from_another_process_is_rendered_on_the_loop_when_it_can
     event loop: no query, no worker thread); one whose snapshot is missing is left for the
     worker thread, which reads the table."""
     table = four_people_table(klaver)
-    published: list[TableState] = []
-    publish = services.publish
-
-    def keep(table_id, version, deadline=None, state=None, listeners=()):
-        published.append(state)
-        publish(table_id, version, deadline, state, listeners)
-
-    monkeypatch.setattr(services, "publish", keep)
+    published = keep_published(monkeypatch)
     before = load_state(Table.objects.get(pk=table.pk))
     hand_seat = before.hand.due()[0]
     seat = before.table_seat(hand_seat)
