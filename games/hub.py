@@ -144,7 +144,7 @@ class Hub:
                 )
 
     async def _listen(self) -> None:
-        """Changes made by other processes (and this one's own, which its phones have already).
+        """Changes made by the other processes with phones at tables this process has phones at.
 
         Only notes the newest version heard of each table and wakes `_render_heard`, so the
         channel is drained at once however busy the process is: channels-redis keeps at most
