@@ -35,13 +35,16 @@ from tests.scaleout.phones import choose
 from tests.scaleout.servers import PostgresDatabase, base_env, migrate, seed
 
 
-def play(tables: list[dict[str, Any]], actions: int, rng: random.Random) -> dict[str, Any]:
+def play(
+    tables: list[dict[str, Any]], actions: int, rng: random.Random, label: str
+) -> dict[str, Any]:
     from django.utils import timezone
 
     from accounts.models import User
     from games import services
     from games.consumers import TableConsumer
     from games.engine import observe
+    from games.models import Table
     from games.tables import Holder, view_state
 
     holders = {}
@@ -70,6 +73,9 @@ def play(tables: list[dict[str, Any]], actions: int, rng: random.Random) -> dict
         table_id = info["id"]
         state = view_state(table_id)
         hand = state.hand
+        if state.table.status == Table.Status.RUBBER_OVER:
+            services.start_rubber(table_id, User.objects.get(pk=holders[table_id, 0].user_id))
+            continue
         if hand is None or hand.complete or not hand.due():
             services.fire_deadline(table_id, timezone.now() + timedelta(hours=1))
             continue
@@ -84,7 +90,8 @@ def play(tables: list[dict[str, Any]], actions: int, rng: random.Random) -> dict
                 offer["target"] = state.table_seat(offer["target"])
         payload = {k: v for k, v in choose(rng, offers).items() if k != "seat"}
         cpu, wall = time.thread_time(), time.perf_counter()
-        services.act(table_id, holders[table_id, seat], seat, payload, f"a{number}")
+        # A new id each time: a repeated one would only be looked up (the duplicate path).
+        services.act(table_id, holders[table_id, seat], seat, payload, f"{label}-{number}")
         act_cpu.append(time.thread_time() - cpu)
         act_wall.append(time.perf_counter() - wall)
         cpu = time.thread_time()
@@ -133,8 +140,8 @@ def main() -> None:
 
             django.setup()
             rng = random.Random(7)
-            play(tables, 200, rng)  # warm up: compiled queries, caches, connection
-            rounds = [play(tables, args.actions, rng) for _ in range(args.rounds)]
+            play(tables, 200, rng, "warm")  # warm up: compiled queries, caches, connection
+            rounds = [play(tables, args.actions, rng, f"r{i}") for i in range(args.rounds)]
         finally:
             from django.db import connections
 

@@ -11,8 +11,7 @@ The writes of every action are prepared too (`RowUpdate`, `RowInsert`): the SQL 
 `UPDATE` of a few columns by primary key, or of a one-row `INSERT`, built once.
 
 (Sending a change's statements together in psycopg's pipeline mode was tried: fewer round
-trips, but more CPU per action in psycopg's pipeline bookkeeping than the waits it saved on a
-local PostgreSQL; see docs/live.md.)"""
+trips, but no less CPU per action in the servers; see docs/live.md.)"""
 
 from __future__ import annotations
 
