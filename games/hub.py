@@ -129,19 +129,8 @@ class Hub:
             if change is not None:
                 message["change"] = change
             asyncio.run_coroutine_threadsafe(
-                self._send(others, message), self.loop
+                tell(self.layer, others, message), self.loop
             ).add_done_callback(_logged)
-
-    async def _send(self, channels: list[str], message: dict[str, Any]) -> None:
-        for channel in channels:
-            try:
-                await self.layer.send(channel, message)
-            except Exception:
-                # Full (a process too busy to read) or Redis away: that process's phones catch
-                # up at its next heartbeat round.
-                log.exception(
-                    "table %s: the change could not be sent to %s", message["table"], channel
-                )
 
     async def _listen(self) -> None:
         """Changes made by the other processes with phones at tables this process has phones at.
@@ -235,6 +224,17 @@ def _versions(tables: list[int]) -> dict[int, int]:
     from games.models import Table
 
     return dict(Table.objects.filter(pk__in=tables).values_list("pk", "version"))
+
+
+async def tell(layer: Any, channels: Iterable[str], message: dict[str, Any]) -> None:
+    """Send a table's change message to each of these hubs' channels."""
+    for channel in channels:
+        try:
+            await layer.send(channel, message)
+        except Exception:
+            # Full (a process too busy to read) or Redis away: that process's phones catch
+            # up at its next heartbeat round.
+            log.exception("table %s: the change could not be sent to %s", message["table"], channel)
 
 
 def shared_layer() -> bool:

@@ -103,11 +103,7 @@ def publish(
         # No server loop in this thread's process (a command, a test without a server): the
         # channel layer is the only way to the other processes' phones.
         message = {"type": "table.changed", "table": table_id, "version": version}
-        for channel in listeners:
-            try:
-                async_to_sync(get_channel_layer().send)(channel, message)
-            except Exception:
-                log.exception("table %s: the change could not be sent to %s", table_id, channel)
+        async_to_sync(hub.tell)(get_channel_layer(), listeners, message)
     if deadline is not None:
         clock.poke(deadline)
 
