@@ -26,7 +26,7 @@ from games.tables import (
     view_state,
 )
 from tests.live.conftest import Club4
-from tests.live.test_table_services import four_people_table, holder, people
+from tests.live.test_table_services import four_people_table, holder, people, play_a_card
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -84,12 +84,7 @@ def test_a_phone_that_has_the_version_is_not_rendered_again(klaver: Club4) -> No
 
 def test_the_state_a_change_wrote_is_the_snapshot_of_its_version(klaver: Club4) -> None:
     table = four_people_table(klaver)
-    before = load_state(Table.objects.get(pk=table.pk))
-    hand_seat = before.hand.due()[0]
-    due = before.table_seat(hand_seat)
-    play = next(a for a in before.hand.legal_actions(hand_seat) if a.act == "play")
-    payload = {"act": "play", "card": play.to_json()["card"]}
-    outcome = services.act(table.pk, holder(people(klaver)[due]), due, payload, "a1")
+    _, outcome = play_a_card(klaver, table, "a1")
     fresh = load_state(Table.objects.get(pk=table.pk))
     # Published after the commit: the process's snapshot is that version, equal to a rebuild.
     with CaptureQueriesContext(connection) as queries:
@@ -218,11 +213,7 @@ def test_a_change_heard_from_another_process_is_rendered_on_the_loop_when_it_can
     worker thread, which reads the table."""
     table = four_people_table(klaver)
     published = keep_published(monkeypatch)
-    before = load_state(Table.objects.get(pk=table.pk))
-    hand_seat = before.hand.due()[0]
-    seat = before.table_seat(hand_seat)
-    card = next(a for a in before.hand.legal_actions(hand_seat) if a.act == "play")
-    services.act(table.pk, holder(people(klaver)[seat]), seat, card.to_json(), "heard-1")
+    before, _ = play_a_card(klaver, table, "heard-1")
     message = {
         "table": table.pk,
         "version": published[-1].table.version,

@@ -11,9 +11,8 @@ from django.utils import timezone
 
 from games import hub, services
 from games.models import Table, TableListener
-from games.tables import load_state
 from tests.live.conftest import Club4
-from tests.live.test_table_services import four_people_table, holder, people
+from tests.live.test_table_services import four_people_table, play_a_card
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -39,14 +38,6 @@ def test_listening_to_a_table_that_is_gone_is_refused(klaver: Club4) -> None:
     assert not TableListener.objects.exists()
 
 
-def play_one(table: Table, klaver: Club4, action_id: str) -> None:
-    state = load_state(Table.objects.get(pk=table.pk))
-    hand_seat = state.hand.due()[0]
-    seat = state.table_seat(hand_seat)
-    card = next(a for a in state.hand.legal_actions(hand_seat) if a.act == "play")
-    services.act(table.pk, holder(people(klaver)[seat]), seat, card.to_json(), action_id)
-
-
 def test_a_change_goes_to_the_processes_heard_from_lately(klaver: Club4, monkeypatch) -> None:
     table = four_people_table(klaver)
     sent: list[list[str]] = []
@@ -57,7 +48,7 @@ def test_a_change_goes_to_the_processes_heard_from_lately(klaver: Club4, monkeyp
     # A process not heard from for three heartbeat rounds (killed) is left out.
     stale = timezone.now() - timedelta(seconds=31)
     TableListener.objects.filter(channel="hub.b!2").update(seen_at=stale)
-    play_one(table, klaver, "to-listeners")
+    play_a_card(klaver, table, "to-listeners")
     assert sent == [["hub.a!1"]]
 
 
@@ -67,7 +58,7 @@ def test_one_process_alone_reads_no_listeners(klaver: Club4, monkeypatch) -> Non
     sent: list[list[str]] = []
     monkeypatch.setattr(services, "publish", lambda *args: sent.append(list(args[4])))
     services.listen(table.pk, "hub.a!1")
-    play_one(table, klaver, "alone")
+    play_a_card(klaver, table, "alone")
     assert sent == [[]]
 
 

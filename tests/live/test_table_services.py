@@ -56,6 +56,17 @@ def act(klaver: Club4, table: Table, seat: int, **payload) -> services.Outcome:
     return services.act(table.pk, holder(people(klaver)[seat]), seat, payload, uuid.uuid4().hex)
 
 
+def play_a_card(klaver: Club4, table: Table, action_id: str):
+    """The due player plays her first playable card; the table before it, and the outcome."""
+    before = state_of(table)
+    hand_seat = before.hand.due()[0]
+    seat = before.table_seat(hand_seat)
+    card = next(a for a in before.hand.legal_actions(hand_seat) if a.act == "play")
+    payload = {"act": "play", "card": card.to_json()["card"]}
+    outcome = services.act(table.pk, holder(people(klaver)[seat]), seat, payload, action_id)
+    return before, outcome
+
+
 def record_actions(table: Table) -> list[dict]:
     return PlayedHand.objects.filter(rubber__table=table).latest("number").record["actions"]
 
