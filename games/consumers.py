@@ -23,7 +23,7 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
 from accounts.guests import SESSION_KEY as GUEST_SESSION_KEY
-from games import clock, hub, services
+from games import clock, hub, quick, services
 from games.models import Table
 from games.render import Viewer, choose_active, render_error, render_view
 from games.services import TableError
@@ -124,9 +124,15 @@ class TableConsumer(AsyncWebsocketConsumer):
             seat = self._own_seat(frame)
             action_id = frame.pop("id", None)
             payload = {k: v for k, v in frame.items() if k not in ("type", "seat")}
-            outcome = await database_sync_to_async(services.act)(
-                self.table_id, self.holder, seat, payload, action_id
-            )
+            services.check_action_id(action_id)
+            fast = quick.get()
+            outcome = None
+            if fast is not None:
+                outcome = await fast.act(self.table_id, self.holder, seat, payload, action_id)
+            if outcome is None:
+                outcome = await database_sync_to_async(services.act)(
+                    self.table_id, self.holder, seat, payload, action_id
+                )
             if outcome.duplicate:
                 await self.send_view(force=True)
         else:

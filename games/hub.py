@@ -132,6 +132,21 @@ class Hub:
                 tell(self.layer, others, message), self.loop
             ).add_done_callback(_logged)
 
+    async def changed_here(
+        self, table_id: int, version: int, state: TableState, listeners: Iterable[str]
+    ) -> None:
+        """`changed`, on the event loop (a change written from the loop itself)."""
+        phones = self.phones_at(table_id)
+        if phones:
+            await send_all(render_all(phones, table_id, version, state))
+        others = [channel for channel in listeners if channel != self.channel]
+        if others:
+            message = {"type": "table.changed", "table": table_id, "version": version}
+            change = change_of(state)
+            if change is not None:
+                message["change"] = change
+            await tell(self.layer, others, message)
+
     async def _listen(self) -> None:
         """Changes made by the other processes with phones at tables this process has phones at.
 
@@ -221,8 +236,11 @@ class Hub:
 
 
 def _versions(tables: list[int]) -> dict[int, int]:
-    from games.models import Table
+    """The tables' versions in the database; their seats' presence goes into the snapshots."""
+    from games.models import Seat, Table
+    from games.tables import refresh_presence
 
+    refresh_presence(list(Seat.objects.filter(table_id__in=tables).only("table_id", "last_seen")))
     return dict(Table.objects.filter(pk__in=tables).values_list("pk", "version"))
 
 

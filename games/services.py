@@ -112,10 +112,9 @@ def _save(state: TableState, now: datetime, *, changed: bool = True) -> int:
     """Write the change: the hand's new actions, the table's fields, the new version."""
     table = state.table
     if changed:
-        table.version += 1
-        table.changed_at = now
-        table.bots_offered = []
-    table.deadline_at = next_deadline(state, now)
+        next_version(state, now)
+    else:
+        table.deadline_at = next_deadline(state, now)
     row = state.hand_row
     if state.record_changed and row is not None:
         _HAND_RECORD(row.pk, row.record)
@@ -125,13 +124,22 @@ def _save(state: TableState, now: datetime, *, changed: bool = True) -> int:
     if changed:
         version = table.version
         deadline = table.deadline_at
-        listeners = _listeners(table.pk, now)
+        listeners = listeners_of(table.pk, now)
         # Robust: the change is committed whatever happens to its views (a failure is logged,
         # the phones catch up with the next change, a reconnect or the next heartbeat round).
         transaction.on_commit(
             lambda: publish(table.pk, version, deadline, state, listeners), robust=True
         )
     return table.version
+
+
+def next_version(state: TableState, now: datetime) -> None:
+    """The table's fields as a change leaves them: a new version, and the next deadline."""
+    table = state.table
+    table.version += 1
+    table.changed_at = now
+    table.bots_offered = []
+    table.deadline_at = next_deadline(state, now)
 
 
 # Every action's writes, as SQL built once (what `save(update_fields=...)` would send).
@@ -155,7 +163,7 @@ _LISTENERS = Prepared(
 )
 
 
-def _listeners(table_id: int, now: datetime) -> list[str]:
+def listeners_of(table_id: int, now: datetime) -> list[str]:
     """The hubs of the processes with phones at the table (read under its lock, so a process
     that starts listening is either here or its phones' first views come after this change);
     none with one process and the in-memory layer, where the hub is this process's."""
@@ -480,42 +488,63 @@ def act(
     table_id: int, holder: Holder, seat: int, payload: Mapping[str, Any], action_id: str
 ) -> Outcome:
     """A player's action from a phone: applied once per `action_id`, or refused with a reason."""
-    if not isinstance(action_id, str) or not ACTION_ID.match(action_id):
-        raise TableError("bad_action", _("An action needs an id of up to 64 letters and digits."))
+    check_action_id(action_id)
     with transaction.atomic():
         table = _lock(table_id)
         for (version,) in _RECEIPT(table.pk, action_id):
             return Outcome(version, duplicate=True)
         state = editable_state(table)
-        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < len(state.seats):
-            raise TableError("bad_action", _("There is no such seat."))
-        if not holder.holds(state.seats[seat]):
-            raise TableError("not_your_seat", _("That is not your seat."))
-        hand = state.hand
-        if table.status != Table.Status.PLAYING or hand is None or hand.complete:
-            raise TableError("hand_over", _("No hand is being played."))
-        hand_seat = state.hand_seat(seat)
-        if hand_seat is None:
-            raise TableError("out", _("You are out of this rubber."))
-        data = {key: value for key, value in payload.items() if key != "auto"}
-        data["seat"] = hand_seat
-        if "target" in data:
-            target = data["target"]
-            if isinstance(target, int) and not isinstance(target, bool):
-                mapped = state.hand_seat(target)
-                data["target"] = mapped if mapped is not None else -1
-        try:
-            action = parse_action(data, hand.n)
-        except BadRecord as error:
-            raise TableError(
-                "bad_action",
-                format_lazy(_("That action is not understood: {detail}"), detail=error.message),
-            ) from None
         now = timezone.now()
-        _apply(state, action, now)
+        play(state, holder, seat, payload, now)
         version = _save(state, now)
         _NEW_RECEIPT(table.pk, action_id, version, now)
         return Outcome(version)
+
+
+def check_action_id(action_id: Any) -> None:
+    if not isinstance(action_id, str) or not ACTION_ID.match(action_id):
+        raise TableError("bad_action", _("An action needs an id of up to 64 letters and digits."))
+
+
+def play(
+    state: TableState,
+    holder: Holder,
+    seat: Any,
+    payload: Mapping[str, Any],
+    now: datetime,
+    *,
+    ending: bool = True,
+) -> None:
+    """A player's action checked against `state` (the table's seats, its hand, the engine's
+    rules) and applied to it; a refusal raises TableError and leaves the database alone.
+    `ending=False`: an action that ends the hand raises EndsHand instead of writing the hand's
+    result and the next hand's rows."""
+    table = state.table
+    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < len(state.seats):
+        raise TableError("bad_action", _("There is no such seat."))
+    if not holder.holds(state.seats[seat]):
+        raise TableError("not_your_seat", _("That is not your seat."))
+    hand = state.hand
+    if table.status != Table.Status.PLAYING or hand is None or hand.complete:
+        raise TableError("hand_over", _("No hand is being played."))
+    hand_seat = state.hand_seat(seat)
+    if hand_seat is None:
+        raise TableError("out", _("You are out of this rubber."))
+    data = {key: value for key, value in payload.items() if key != "auto"}
+    data["seat"] = hand_seat
+    if "target" in data:
+        target = data["target"]
+        if isinstance(target, int) and not isinstance(target, bool):
+            mapped = state.hand_seat(target)
+            data["target"] = mapped if mapped is not None else -1
+    try:
+        action = parse_action(data, hand.n)
+    except BadRecord as error:
+        raise TableError(
+            "bad_action",
+            format_lazy(_("That action is not understood: {detail}"), detail=error.message),
+        ) from None
+    _apply(state, action, now, ending=ending)
 
 
 def ready(table_id: int, holder: Holder, seat: int) -> int:
@@ -540,7 +569,11 @@ def _mark_ready(state: TableState, seat: int) -> None:
         table.laundry_until = None
 
 
-def _apply(state: TableState, action: Action, now: datetime) -> None:
+class EndsHand(Exception):
+    """The action ends the hand, which writes more than the table and the hand's record."""
+
+
+def _apply(state: TableState, action: Action, now: datetime, *, ending: bool = True) -> None:
     """The table's own rules around the engine's, then the engine, then the stored record."""
     hand, row, table = state.hand, state.hand_row, state.table
     assert hand is not None and row is not None
@@ -573,6 +606,8 @@ def _apply(state: TableState, action: Action, now: datetime) -> None:
     elif not hand.awaiting:
         table.awaiting_since = None
     if hand.complete:
+        if not ending:
+            raise EndsHand
         _finish_hand(state, now)
 
 

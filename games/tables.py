@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -212,6 +213,27 @@ def remember(state: TableState) -> None:
         _keep(_views, table.pk, state)
 
 
+def refresh_presence(seats: list[Seat]) -> None:
+    """When the phones at this process's tables were last heard (`seats`, read afresh from the
+    database), copied into the snapshots: a change made from a snapshot plans the grace
+    deadlines of dropped phones from them (games/quick.py), and between two reads of the
+    table's row only heard changes move a snapshot on."""
+    seen = {seat.pk: seat.last_seen for seat in seats}
+    with _played_lock:
+        for table_id in {seat.table_id for seat in seats}:
+            state = _views.get(table_id)
+            if state is None:
+                continue
+            fresh = []
+            for seat in state.seats:
+                if seen.get(seat.pk, seat.last_seen) != seat.last_seen:
+                    seat = copy.copy(seat)
+                    seat.last_seen = seen[seat.pk]
+                fresh.append(seat)
+            if any(a is not b for a, b in zip(fresh, state.seats, strict=True)):
+                _views[table_id] = dataclasses.replace(state, seats=fresh)
+
+
 def view_state(table_id: int, at_least: int | None = None) -> TableState:
     """The table for rendering views, shared by every connection of this process at one version.
 
@@ -239,7 +261,20 @@ def view_state(table_id: int, at_least: int | None = None) -> TableState:
 def editable_state(table: Table) -> TableState:
     """The state to make a change to (`table` locked by the caller): `read_state`'s snapshot,
     copied where a change writes, so the shared snapshot stays as it was."""
-    shared = read_state(table)
+    return _editable(read_state(table), table)
+
+
+def editable_snapshot(table_id: int) -> TableState | None:
+    """`editable_state` of this process's snapshot of the table, with no query: a change made
+    from it holds only if the table is still at the snapshot's version when it is written."""
+    with _played_lock:
+        shared = _views.get(table_id)
+    if shared is None:
+        return None
+    return _editable(shared, copy.copy(shared.table))
+
+
+def _editable(shared: TableState, table: Table) -> TableState:
     state = TableState(table=table, seats=shared.seats, hand_seats=list(shared.hand_seats))
     if shared.rubber is not None:
         rubber = state.rubber = copy.copy(shared.rubber)

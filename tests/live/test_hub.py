@@ -234,3 +234,29 @@ def test_a_change_heard_from_another_process_is_rendered_on_the_loop_when_it_can
     late = FakePhone(table.pk, seats=(3,), last_version=before.table.version)
     frames, left = hub._render_from_snapshots([([late], table.pk, [message])])
     assert frames == [] and [work[1] for work in left] == [table.pk]
+
+
+async def test_a_heartbeat_round_brings_the_snapshots_presence_up_to_date(klaver: Club4) -> None:
+    """Heard changes move a snapshot on without reading the seats: each heartbeat round copies
+    when the phones were last heard into the snapshots of this process's tables, so a change
+    made from a snapshot (games/quick.py) plans dropped phones' grace from fresh times."""
+    table = await database_sync_to_async(four_people_table)(klaver)
+    before = await database_sync_to_async(view_state)(table.pk)
+    heard = timezone.now() + timedelta(seconds=7)
+    await Seat.objects.filter(table_id=table.pk, index=2).aupdate(last_seen=heard)
+    here = hub.Hub(asyncio.get_running_loop())
+    here.phones[table.pk] = {FakePhone(table.pk, seats=(0,), last_version=before.table.version)}
+    await here.catch_up()
+    after = tables._views[table.pk]
+    assert [s.last_seen for s in after.seats] == [
+        heard if s.index == 2 else s.last_seen for s in before.seats
+    ]
+    assert before.seats[2].last_seen != heard  # the old snapshot itself is never changed
+    assert after.hand is before.hand and after.table is before.table
+
+
+async def test_the_embedded_default_has_no_quick_path() -> None:
+    """SQLite, one process: every action takes the locked path (games/quick.py)."""
+    from games import quick
+
+    assert quick.get() is None
