@@ -19,8 +19,8 @@ from django.db.models import F
 from django.utils import timezone
 
 from games import quick, services, tables
-from games.models import ActionReceipt, PlayedHand, Table, TableListener
 from games.engine import parse_action
+from games.models import ActionReceipt, PlayedHand, Table, TableListener
 from games.tables import CHANGED_FIELDS, editable_snapshot, load_state, view_state
 from tests.live.conftest import Club4, Phone, connect, live_attrs
 from tests.live.test_table_services import four_people_table, holder, people
