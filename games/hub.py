@@ -63,6 +63,7 @@ class Hub:
         self.started: asyncio.Task[None] | None = None
         self.heard: dict[int, list[dict[str, Any]]] = {}  # table -> its change messages
         self.wake = asyncio.Event()
+        self.telling: set[asyncio.Task[None]] = set()  # changes on their way to other hubs
 
     # -- phones come and go (on the event loop) ----------------------------------------------
 
@@ -135,17 +136,20 @@ class Hub:
     async def changed_here(
         self, table_id: int, version: int, state: TableState, listeners: Iterable[str]
     ) -> None:
-        """`changed`, on the event loop (a change written from the loop itself)."""
-        phones = self.phones_at(table_id)
-        if phones:
-            await send_all(render_all(phones, table_id, version, state))
+        """`changed`, on the event loop (a change written from the loop itself). The other
+        processes are told first, so their phones do not wait for this process's renders."""
         others = [channel for channel in listeners if channel != self.channel]
         if others:
             message = {"type": "table.changed", "table": table_id, "version": version}
             change = change_of(state)
             if change is not None:
                 message["change"] = change
-            await tell(self.layer, others, message)
+            telling = self.loop.create_task(tell(self.layer, others, message))
+            self.telling.add(telling)
+            telling.add_done_callback(self.telling.discard)
+        phones = self.phones_at(table_id)
+        if phones:
+            await send_all(render_all(phones, table_id, version, state))
 
     async def _listen(self) -> None:
         """Changes made by the other processes with phones at tables this process has phones at.

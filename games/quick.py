@@ -26,7 +26,6 @@ from collections.abc import Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
-from channels.db import database_sync_to_async
 from django.db import connections
 from django.db.models import Field
 from django.utils import timezone
@@ -56,9 +55,10 @@ def statements(quote: Any) -> tuple[str, str]:
     id, the new version and the moment (the receipt). It returns one row when it wrote, none
     when it did not. The read's: the table's id and the oldest heartbeat still counted.
 
-    The listeners are read by a statement of their own, after the write has committed: a
-    process that started listening (under the table's lock) before the write could take the
-    row is seen by it, and one that starts later reads the new version with its first view."""
+    The listeners are read by a statement of their own after the write (in the same round
+    trip): a process that started listening (under the table's lock) before the write could
+    take the row is seen by it, and one that starts later waits for the write's commit and
+    reads the new version with its phone's first view."""
     table, hand = Table._meta, PlayedHand._meta
     receipt, listener = ActionReceipt._meta, TableListener._meta
 
@@ -142,49 +142,46 @@ class QuickActions:
             table.version,
             now,
         ]
-        written = await self._write(params)
-        if not written:
+        since = now - timedelta(
+            seconds=services.LISTENER_STALE_ROUNDS * seconds("TOEPEN_HEARTBEAT_SECONDS")
+        )
+        written = await self._write(params, (table.pk, since) if hub.shared_layer() else None)
+        if written is None:
             return None
         self.written += 1
         state.record_changed = False
-        listeners: list[str] = []
-        if hub.shared_layer():
-            listeners = await self.listeners(table.pk, now)
-        await self._published(state, listeners)
+        await self._published(state, written)
         return services.Outcome(table.version)
 
-    async def _write(self, params: list[Any]) -> bool:
-        """Whether the change was written (False: another change came first, the id was used,
-        or the database could not be reached)."""
+    async def _write(
+        self, params: list[Any], listening: tuple[int, datetime] | None
+    ) -> list[str] | None:
+        """Write the change and read the listeners (`listening`: the table and the oldest
+        heartbeat counted) in one round trip: the listeners' channels ([] when not asked), or
+        None when nothing was written (another change came first, the id was used, or the
+        database could not be reached)."""
         async with self.lock:
             connection = await self._connect()
             if connection is None:
-                return False
+                return None
             try:
-                cursor = await connection.execute(self.write, params)
-                return await cursor.fetchone() is not None
+                # One round trip: psycopg's pipeline sends both and syncs once. The read is a
+                # statement of its own, so it sees any listener that held the row before.
+                async with connection.pipeline():
+                    written = await connection.execute(self.write, params)
+                    if listening is not None:
+                        heard = await connection.execute(self.read, listening)
+                if await written.fetchone() is None:
+                    return None
+                if listening is None:
+                    return []
+                return [channel for (channel,) in await heard.fetchall()]
             except Exception:
                 # Written or not, the locked path finds out (a written action is a duplicate
                 # there, and its phone gets the table as it is).
                 log.exception("a quick action failed; the locked path takes it")
                 await self._drop()
-                return False
-
-    async def listeners(self, table_id: int, now: datetime) -> list[str]:
-        """The hubs to tell of a written change, read after its commit (see `statements`)."""
-        since = now - timedelta(
-            seconds=services.LISTENER_STALE_ROUNDS * seconds("TOEPEN_HEARTBEAT_SECONDS")
-        )
-        async with self.lock:
-            connection = await self._connect()
-            if connection is not None:
-                try:
-                    cursor = await connection.execute(self.read, (table_id, since))
-                    return [channel for (channel,) in await cursor.fetchall()]
-                except Exception:
-                    log.exception("reading a table's listeners failed; trying the ORM")
-                    await self._drop()
-        return await database_sync_to_async(services.listeners_of)(table_id, now)
+                return None
 
     async def _connect(self) -> Any:
         connection = self.connection

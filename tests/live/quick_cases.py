@@ -216,17 +216,28 @@ async def test_two_processes_acting_at_once_write_one_action(klaver: Club4) -> N
     await second.close()
 
 
-async def test_the_listeners_are_read_after_the_write(klaver: Club4) -> None:
+async def test_the_processes_to_tell_are_read_with_the_write(
+    klaver: Club4, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Behind Redis, the listeners heard from lately are told (not a process gone quiet)."""
     table = await sync_to_async(four_people_table)(klaver)
+    seat, payload = await sync_to_async(a_card)(table.pk)
     now = timezone.now()
-    await sync_to_async(TableListener.objects.create)(
-        table=table, channel="another-process", seen_at=now
-    )
-    await sync_to_async(TableListener.objects.create)(
-        table=table, channel="a-dead-process", seen_at=now - timedelta(hours=1)
-    )
+    for channel, seen in (("another-process", now), ("a-dead-process", now - timedelta(hours=1))):
+        await sync_to_async(TableListener.objects.create)(
+            table=table, channel=channel, seen_at=seen
+        )
+    await snapshot(table.pk)
+    told: list[list[str]] = []
+
+    async def published(state: Any, listeners: list[str]) -> None:
+        told.append(listeners)
+
     fast = quick.QuickActions(asyncio.get_running_loop())
-    assert await fast.listeners(table.pk, now) == ["another-process"]
+    monkeypatch.setattr(quick.hub, "shared_layer", lambda: True)
+    monkeypatch.setattr(fast, "_published", published)
+    outcome = await fast.act(table.pk, holder(people(klaver)[seat]), seat, payload, "told")
+    assert outcome is not None and told == [["another-process"]]
     await fast.close()
 
 
