@@ -49,6 +49,7 @@ from games.tables import (
     Holder,
     TableState,
     editable_state,
+    finish_hand,
     load_state,
     read_state,
     remember,
@@ -445,6 +446,7 @@ def _deal(state: TableState, now: datetime) -> None:
     )
     state.hand = hand
     state.hand_seats = list(rubber.hand_seats)
+    state.base = None  # a new hand: other processes read it (its cards) from the database
     table = state.table
     table.laundry_ready = []
     table.awaiting_since = now if hand.awaiting else None
@@ -454,31 +456,17 @@ def _deal(state: TableState, now: datetime) -> None:
 
 
 def _finish_hand(state: TableState, now: datetime) -> None:
-    hand, row, rubber_row = state.hand, state.hand_row, state.rubber
-    assert hand is not None and row is not None and rubber_row is not None
-    rubber = state.engine_rubber()
-    outcome = rubber.finish_hand()
-    row.complete = True
-    row.result = outcome.result
-    row.finished_at = now
+    outcome = finish_hand(state, now)
+    row, rubber_row = state.hand_row, state.rubber
+    assert row is not None and rubber_row is not None
     row.save(update_fields=["complete", "result", "finished_at"])
-    rubber_row.lives = rubber.lives
-    rubber_row.dealer = rubber.dealer
-    rubber_row.over = rubber.over
-    rubber_row.winner = rubber.winner
-    rubber_row.losers = list(rubber.losers)
-    if rubber.over:
-        rubber_row.finished_at = now
-        state.table.status = Table.Status.RUBBER_OVER
     rubber_row.save()
     for player in RubberPlayer.objects.filter(rubber=rubber_row):
         player.lives_lost += outcome.lives_lost.get(player.seat, 0)
-        if rubber.over:
-            player.lost = player.seat in rubber.losers
-            player.won = player.seat == rubber.winner
+        if rubber_row.over:
+            player.lost = player.seat in rubber_row.losers
+            player.won = player.seat == rubber_row.winner
         player.save(update_fields=["lives_lost", "lost", "won"])
-    state.table.laundry_until = None
-    state.table.awaiting_since = None
 
 
 # -- actions ------------------------------------------------------------------------------------

@@ -290,6 +290,31 @@ def _editable(shared: TableState, table: Table) -> TableState:
     return state
 
 
+def finish_hand(state: TableState, now: datetime) -> Any:
+    """The end of `state`'s hand (complete): the hand's result and the rubber as the rules
+    leave them, in `state`'s own rows (services._finish_hand saves them; another process moves
+    its snapshot through the same end without a query). The engine's outcome."""
+    hand, row, rubber_row = state.hand, state.hand_row, state.rubber
+    assert hand is not None and hand.complete and row is not None and rubber_row is not None
+    rubber = state.engine_rubber()
+    outcome = rubber.finish_hand()
+    row.complete = True
+    row.result = outcome.result
+    row.finished_at = now
+    rubber_row.lives = rubber.lives
+    rubber_row.dealer = rubber.dealer
+    rubber_row.over = rubber.over
+    rubber_row.winner = rubber.winner
+    rubber_row.losers = list(rubber.losers)
+    table = state.table
+    if rubber.over:
+        rubber_row.finished_at = now
+        table.status = Table.Status.RUBBER_OVER
+    table.laundry_until = None
+    table.awaiting_since = None
+    return outcome
+
+
 # The table's fields a change writes (services._save), as a change message carries them.
 CHANGED_FIELDS = (
     "version",
@@ -309,8 +334,8 @@ def change_of(state: TableState) -> dict[str, Any] | None:
     committed) without reading the database: the version it starts from, the actions added to
     the hand, and the table's new fields. Only public facts: the actions are what everybody at
     the table saw happen, and the cards they deal stay inside each process's own copy of the
-    hand. None when the change did more than add actions."""
-    if state.base is None or state.hand is None or state.hand.complete:
+    hand. None when the change did more than add actions (and end the hand with them)."""
+    if state.base is None or state.hand is None:
         return None
     assert state.hand_row is not None
     version, known = state.base
@@ -349,9 +374,11 @@ def _moved(state: TableState, change: dict[str, Any]) -> TableState | None:
     row = copy.copy(state.hand_row)
     row.record = {**row.record, "actions": [*row.record["actions"], *change["actions"]]}
     hand = state.hand.copy()
+    if hand.complete:
+        return None
     for data in change["actions"]:
         hand.apply(parse_action(data, hand.n))
-    return TableState(
+    moved = TableState(
         table=table,
         seats=state.seats,
         rubber=state.rubber,
@@ -359,3 +386,10 @@ def _moved(state: TableState, change: dict[str, Any]) -> TableState | None:
         hand=hand,
         hand_seats=list(state.hand_seats),
     )
+    if hand.complete and moved.rubber is not None:
+        # The actions ended the hand: its result and the rubber follow from the rules, as in
+        # the process that made the change (the table's fields came with the message).
+        rubber = moved.rubber = copy.copy(moved.rubber)
+        rubber.lives, rubber.losers = list(rubber.lives), list(rubber.losers)
+        finish_hand(moved, table.changed_at)
+    return moved

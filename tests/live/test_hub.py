@@ -14,6 +14,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone, translation
 
 from games import hub, services, tables
+from games.engine import HouseRules
 from games.models import Seat, Table
 from games.render import Viewer, render_view
 from games.tables import (
@@ -170,6 +171,53 @@ def test_another_process_moves_its_snapshot_by_the_change_alone(klaver: Club4, m
         for seat in range(4):
             viewer = Viewer(seats=(seat,), active=seat)
             assert render_view(moved, viewer) == render_view(fresh, viewer)
+
+
+@pytest.mark.parametrize("lives", [10, 1])
+def test_another_process_moves_its_snapshot_through_the_end_of_a_hand(
+    klaver: Club4, monkeypatch, lives: int
+) -> None:
+    """The last card of a hand: the hand's result and the rubber's lives (and, with one life
+    each, the rubber's end) follow from the rules in the other process too, with no query,
+    exactly as the database has them."""
+    table = four_people_table(klaver, HouseRules(starting_lives=lives))
+    published = keep_published(monkeypatch)
+    step = 0
+    while True:
+        before = load_state(Table.objects.get(pk=table.pk))
+        hand_seat = before.hand.due()[0]
+        seat = before.table_seat(hand_seat)
+        plays = [a for a in before.hand.legal_actions(hand_seat) if a.act in ("play", "stay")]
+        payload = plays[0].to_json()
+        payload.pop("seat")
+        services.act(table.pk, holder(people(klaver)[seat]), seat, payload, f"card-{step}")
+        step += 1
+        if published[-1].hand.complete:
+            break
+    change = change_of(published[-1])
+    assert change is not None
+    tables._views.clear()
+    tables._played.clear()
+    remember(before)
+    with CaptureQueriesContext(connection) as queries:
+        moved = advance(table.pk, [change])
+    assert len(queries) == 0
+    fresh = load_state(Table.objects.get(pk=table.pk))
+    assert moved is not None and moved.hand.complete
+    for name in tables.CHANGED_FIELDS:
+        assert getattr(moved.table, name) == getattr(fresh.table, name), name
+    for name in ("complete", "result", "finished_at", "record"):
+        assert getattr(moved.hand_row, name) == getattr(fresh.hand_row, name), name
+    for name in ("lives", "dealer", "over", "winner", "losers", "finished_at"):
+        assert getattr(moved.rubber, name) == getattr(fresh.rubber, name), name
+    # With one life each, that hand ended the rubber (the table shows its result).
+    assert fresh.rubber.over == (lives == 1)
+    assert (fresh.table.status == Table.Status.RUBBER_OVER) == (lives == 1)
+    for seat in range(4):
+        viewer = Viewer(seats=(seat,), active=seat)
+        assert render_view(moved, viewer) == render_view(fresh, viewer)
+    assert before.rubber.lives != moved.rubber.lives or not fresh.hand_row.result["lost"]
+    assert not before.hand_row.complete  # the snapshot it moved from is left as it was
 
 
 def test_a_change_from_another_version_is_not_applied(klaver: Club4) -> None:
