@@ -137,6 +137,24 @@ def keep_published(monkeypatch) -> list[TableState]:
     return published
 
 
+def moved_elsewhere(
+    table_id: int, before: TableState, change: dict
+) -> tuple[TableState, TableState]:
+    """Another process, which had the version `before`, hears `change`: its snapshot moved on
+    with no query, and the table as the database now has it (the table's fields compared)."""
+    tables._views.clear()
+    tables._played.clear()
+    remember(before)
+    with CaptureQueriesContext(connection) as queries:
+        moved = advance(table_id, [change])
+    assert len(queries) == 0
+    fresh = load_state(Table.objects.get(pk=table_id))
+    assert moved is not None and moved.table.version == fresh.table.version
+    for name in tables.CHANGED_FIELDS:
+        assert getattr(moved.table, name) == getattr(fresh.table, name), name
+    return moved, fresh
+
+
 def test_another_process_moves_its_snapshot_by_the_change_alone(klaver: Club4, monkeypatch) -> None:
     """What a change message carries takes a process that had the version before to exactly
     the table the database holds after it, with no query."""
@@ -155,17 +173,7 @@ def test_another_process_moves_its_snapshot_by_the_change_alone(klaver: Club4, m
         change = change_of(published[-1])
         assert change is not None
         assert all("cards" not in str(key) for key in change)  # actions and fields only
-        # Another process, which had the version before this change:
-        tables._views.clear()
-        tables._played.clear()
-        remember(before)
-        with CaptureQueriesContext(connection) as queries:
-            moved = advance(table.pk, [change])
-        assert len(queries) == 0
-        fresh = load_state(Table.objects.get(pk=table.pk))
-        assert moved is not None and moved.table.version == fresh.table.version
-        for name in tables.CHANGED_FIELDS:
-            assert getattr(moved.table, name) == getattr(fresh.table, name), name
+        moved, fresh = moved_elsewhere(table.pk, before, change)
         assert moved.hand.record() == fresh.hand.record()
         assert moved.hand_row.record == fresh.hand_row.record
         for seat in range(4):
@@ -196,16 +204,8 @@ def test_another_process_moves_its_snapshot_through_the_end_of_a_hand(
             break
     change = change_of(published[-1])
     assert change is not None
-    tables._views.clear()
-    tables._played.clear()
-    remember(before)
-    with CaptureQueriesContext(connection) as queries:
-        moved = advance(table.pk, [change])
-    assert len(queries) == 0
-    fresh = load_state(Table.objects.get(pk=table.pk))
-    assert moved is not None and moved.hand.complete
-    for name in tables.CHANGED_FIELDS:
-        assert getattr(moved.table, name) == getattr(fresh.table, name), name
+    moved, fresh = moved_elsewhere(table.pk, before, change)
+    assert moved.hand.complete
     for name in ("complete", "result", "finished_at", "record"):
         assert getattr(moved.hand_row, name) == getattr(fresh.hand_row, name), name
     for name in ("lives", "dealer", "over", "winner", "losers", "finished_at"):
