@@ -125,10 +125,7 @@ class Hub:
             asyncio.run_coroutine_threadsafe(send_all(frames), self.loop).add_done_callback(_logged)
         others = [channel for channel in listeners if channel != self.channel]
         if others:
-            message = {"type": "table.changed", "table": table_id, "version": version}
-            change = change_of(state) if state is not None else None
-            if change is not None:
-                message["change"] = change
+            message = change_message(table_id, version, state)
             asyncio.run_coroutine_threadsafe(
                 tell(self.layer, others, message), self.loop
             ).add_done_callback(_logged)
@@ -140,10 +137,7 @@ class Hub:
         processes are told first, so their phones do not wait for this process's renders."""
         others = [channel for channel in listeners if channel != self.channel]
         if others:
-            message = {"type": "table.changed", "table": table_id, "version": version}
-            change = change_of(state)
-            if change is not None:
-                message["change"] = change
+            message = change_message(table_id, version, state)
             telling = self.loop.create_task(tell(self.layer, others, message))
             self.telling.add(telling)
             telling.add_done_callback(self.telling.discard)
@@ -246,6 +240,16 @@ def _versions(tables: list[int]) -> dict[int, int]:
 
     refresh_presence(list(Seat.objects.filter(table_id__in=tables).only("table_id", "last_seen")))
     return dict(Table.objects.filter(pk__in=tables).values_list("pk", "version"))
+
+
+def change_message(table_id: int, version: int, state: TableState | None) -> dict[str, Any]:
+    """What another process hears of a change: the table and its new version, and the change
+    itself when `state` has one its snapshot can move on by (`change_of`)."""
+    message: dict[str, Any] = {"type": "table.changed", "table": table_id, "version": version}
+    change = change_of(state) if state is not None else None
+    if change is not None:
+        message["change"] = change
+    return message
 
 
 async def tell(layer: Any, channels: Iterable[str], message: dict[str, Any]) -> None:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Mapping
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from django.db import connections
@@ -31,7 +31,6 @@ from django.db.models import Field
 from django.utils import timezone
 
 from games import hub, services
-from games.conf import seconds
 from games.models import ActionReceipt, PlayedHand, Table, TableListener
 from games.services import TableError
 from games.tables import CHANGED_FIELDS, Holder, editable_snapshot, remember
@@ -142,10 +141,8 @@ class QuickActions:
             table.version,
             now,
         ]
-        since = now - timedelta(
-            seconds=services.LISTENER_STALE_ROUNDS * seconds("TOEPEN_HEARTBEAT_SECONDS")
-        )
-        written = await self._write(params, (table.pk, since) if hub.shared_layer() else None)
+        listening = (table.pk, services.listened_since(now)) if hub.shared_layer() else None
+        written = await self._write(params, listening)
         if written is None:
             return None
         self.written += 1

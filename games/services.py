@@ -103,7 +103,7 @@ def publish(
     elif listeners:
         # No server loop in this thread's process (a command, a test without a server): the
         # channel layer is the only way to the other processes' phones.
-        message = {"type": "table.changed", "table": table_id, "version": version}
+        message = hub.change_message(table_id, version, None)
         async_to_sync(hub.tell)(get_channel_layer(), listeners, message)
     if deadline is not None:
         clock.poke(deadline)
@@ -170,8 +170,13 @@ def listeners_of(table_id: int, now: datetime) -> list[str]:
     none with one process and the in-memory layer, where the hub is this process's."""
     if not hub.shared_layer():
         return []
-    since = now - timedelta(seconds=LISTENER_STALE_ROUNDS * seconds("TOEPEN_HEARTBEAT_SECONDS"))
+    since = listened_since(now)
     return [channel for channel, seen in _LISTENERS(table_id) if seen >= since]
+
+
+def listened_since(now: datetime) -> datetime:
+    """The oldest heartbeat of a listener still told of changes."""
+    return now - timedelta(seconds=LISTENER_STALE_ROUNDS * seconds("TOEPEN_HEARTBEAT_SECONDS"))
 
 
 def _lock(table_id: int) -> Table:
