@@ -45,6 +45,7 @@ def play(
     from games.consumers import TableConsumer
     from games.engine import observe
     from games.models import Table
+    from games.render import Shared
     from games.tables import Holder, view_state
 
     holders = {}
@@ -55,6 +56,7 @@ def play(
 
     def render_all(table_id: int) -> None:
         state = view_state(table_id, at_least=0)
+        shared = Shared()  # as games.hub.render_all does for the phones of one process
         for seat in range(4):
             phone = TableConsumer()
             phone.holder, phone.shown, phone.language, phone.can_start = (
@@ -63,7 +65,7 @@ def play(
                 "en",
                 False,
             )
-            phone.render(state)
+            phone.render(state, shared)
 
     act_cpu, act_wall, render_cpu = [], [], []
     number = 0

@@ -25,7 +25,7 @@ from django.utils.translation import gettext_lazy as _
 from accounts.guests import SESSION_KEY as GUEST_SESSION_KEY
 from games import clock, hub, quick, services
 from games.models import Table
-from games.render import Viewer, choose_active, render_error, render_view
+from games.render import Shared, Viewer, choose_active, render_error, render_view
 from games.services import TableError
 from games.tables import Holder, TableState, read_state, view_state
 
@@ -177,8 +177,9 @@ class TableConsumer(AsyncWebsocketConsumer):
         state = view_state(self.table_id)
         return state.table.version, self.render(state)
 
-    def render(self, state: TableState) -> str:
-        """This phone's view of `state`, from its own seats' observation only."""
+    def render(self, state: TableState, shared: Shared | None = None) -> str:
+        """This phone's view of `state`, from its own seats' observation only (`shared`: what
+        the views of the same version rendered with it share, games.render.Shared)."""
         # Seats can change between rubbers (a phone takes another seat): ask again each time.
         self.seats = tuple(state.held_by(self.holder))
         viewer = Viewer(
@@ -187,7 +188,7 @@ class TableConsumer(AsyncWebsocketConsumer):
             can_start=self.can_start,
         )
         with translation.override(self.language):
-            return render_view(state, viewer)
+            return render_view(state, viewer, shared=shared)
 
     async def send_error(self, message: str | Promise, code: str = "bad_frame") -> None:
         with translation.override(self.language):

@@ -32,6 +32,7 @@ from games.conf import seconds
 from games.tables import advance, change_of
 
 if TYPE_CHECKING:
+    from games.render import Shared
     from games.tables import Holder, TableState
 
 log = logging.getLogger(__name__)
@@ -45,7 +46,7 @@ class Phone(Protocol):
     seats: tuple[int, ...]
     last_version: int
 
-    def render(self, state: TableState) -> str: ...
+    def render(self, state: TableState, shared: Shared | None = None) -> str: ...
 
     async def deliver(self, version: int, html: str) -> None: ...
 
@@ -274,7 +275,9 @@ def render_all(
     phones: list[Phone], table_id: int, version: int, state: TableState | None
 ) -> list[tuple[Phone, int, str]]:
     """Each phone's view of `version` (or newer), from `state` when given, else from this
-    process's snapshot of the table; phones that see the table alike share one render."""
+    process's snapshot of the table; phones that see the table alike share one render, and
+    all share the public part of their views."""
+    from games.render import Shared
     from games.tables import view_state
 
     if state is None or state.table.version < version:
@@ -282,13 +285,14 @@ def render_all(
     version = state.table.version
     frames = []
     rendered: dict[Any, str] = {}
+    shared = Shared()
     for phone in phones:
         if phone.last_version >= version:
             continue
         key = phone_key(phone)
         html = rendered.get(key) if key is not None else None
         if html is None:
-            html = phone.render(state)
+            html = phone.render(state, shared)
             if key is not None:
                 rendered[key] = html
         frames.append((phone, version, html))

@@ -101,11 +101,21 @@ def live_html(c: dict[str, Any], csrf_token: str = "") -> str:
         f' data-knocks="{c["knocks_total"]}" data-knocker="{_opt(c["last_knocker"])}"'
         f' data-turn="{1 if c["my_turn"] else 0}">'
     )
+    # The felt and the players are the same on every phone (but for which players are the
+    # phone's own): phones rendered together (`c["shared"]`) write them once per language.
+    shared = c.get("shared")
+    language = _rendering.language
+    if shared is None:
+        felt = _felt(c)
+    else:
+        felt = shared.get(("felt", language))
+        if felt is None:
+            felt = shared[("felt", language)] = _felt(c)
     return "".join(
         (
             root,
-            _players(c),
-            _felt(c),
+            _players(c, shared, language),
+            felt,
             _hand(c),
             _actions(c, csrf_token),
             "</div>",
@@ -113,56 +123,67 @@ def live_html(c: dict[str, Any], csrf_token: str = "") -> str:
     )
 
 
-def _players(c: dict[str, Any]) -> str:
+def _players(c: dict[str, Any], shared: dict[Any, Any] | None, language: str) -> str:
     turn_text = _e(_("answers") if c["awaiting_names"] else _("to play"))
     items = ['<ol id="table-players" class="players">']
     for p in c["players"]:
-        classes = "player"
-        if p["due"]:
-            classes += " is-due"
-        if p["folded"]:
-            classes += " is-folded"
-        if p["mine"]:
-            classes += " is-mine"
-        lives = p["lives"]
-        count = lives or 0
-        lives_label = ngettext("%(lives)s life", "%(lives)s lives", count) % {"lives": count}
-        strokes = "".join('<i class="fifth"></i>' if fifth else "<i></i>" for fifth in p["strokes"])
-        name = _e(_("free seat")) if p["free"] else _e(p["name"])
-        badges = []
-        if p["due"]:
-            badges.append(f'<span class="badge badge-turn">{turn_text}</span>')
-        if p["bot"]:
-            badges.append(f'<span class="badge badge-quiet">{_e(_("computer"))}</span>')
-        if p["dealer"]:
-            badges.append(f'<span class="badge badge-quiet">{_e(_("dealer"))}</span>')
-        if p["away"]:
-            badges.append(f'<span class="badge badge-away">{_e(_("away"))}</span>')
-        if p["poor"]:
-            badges.append(f'<span class="badge">{_e(_("poor"))}</span>')
-        if p["announcement"] == "whistle":
-            badges.append(f'<span class="badge badge-call">{_e(_("whistles"))}</span>')
-        elif p["announcement"] == "stand":
-            badges.append(f'<span class="badge badge-call">{_e(_("stands"))}</span>')
-        if p["folded"]:
-            badges.append(f'<span class="badge badge-folded">{_e(_("folded"))}</span>')
-        if p["knocks"]:
-            n = p["knocks"]
-            knocked = ngettext("knocked once", "knocked %(knocks)s×", n) % {"knocks": n}  # noqa: RUF001
-            badges.append(f'<span class="badge badge-knock">{knocked}</span>')
-        open_hand = ""
-        if p["open_hand"]:
-            cards = "".join(card_html(card) for card in p["open_hand"])
-            open_hand = f'<span class="open-hand">{cards}</span>'
-        items.append(
-            f'<li class="{classes}" data-seat="{p["index"]}" data-lives="{_opt(lives)}">'
-            f'<span class="player-name" title="{_e(p["name"])}">{name}</span>'
-            f'<span class="lives slate" role="img" aria-label="{_e(lives_label)}">{strokes}'
-            f"<b>{NO_LIVES if lives is None else lives}</b></span>"
-            f'<span class="badges">{"".join(badges)}</span>{open_hand}</li>'
-        )
+        key = ("player", language, p["index"], p["mine"])
+        item = shared.get(key) if shared is not None else None
+        if item is None:
+            item = _player(p, turn_text)
+            if shared is not None:
+                shared[key] = item
+        items.append(item)
     items.append("</ol>")
     return "".join(items)
+
+
+def _player(p: dict[str, Any], turn_text: str) -> str:
+    """One player's place at the table, as every phone sees it (`mine`: the phone's own)."""
+    classes = "player"
+    if p["due"]:
+        classes += " is-due"
+    if p["folded"]:
+        classes += " is-folded"
+    if p["mine"]:
+        classes += " is-mine"
+    lives = p["lives"]
+    count = lives or 0
+    lives_label = ngettext("%(lives)s life", "%(lives)s lives", count) % {"lives": count}
+    strokes = "".join('<i class="fifth"></i>' if fifth else "<i></i>" for fifth in p["strokes"])
+    name = _e(_("free seat")) if p["free"] else _e(p["name"])
+    badges = []
+    if p["due"]:
+        badges.append(f'<span class="badge badge-turn">{turn_text}</span>')
+    if p["bot"]:
+        badges.append(f'<span class="badge badge-quiet">{_e(_("computer"))}</span>')
+    if p["dealer"]:
+        badges.append(f'<span class="badge badge-quiet">{_e(_("dealer"))}</span>')
+    if p["away"]:
+        badges.append(f'<span class="badge badge-away">{_e(_("away"))}</span>')
+    if p["poor"]:
+        badges.append(f'<span class="badge">{_e(_("poor"))}</span>')
+    if p["announcement"] == "whistle":
+        badges.append(f'<span class="badge badge-call">{_e(_("whistles"))}</span>')
+    elif p["announcement"] == "stand":
+        badges.append(f'<span class="badge badge-call">{_e(_("stands"))}</span>')
+    if p["folded"]:
+        badges.append(f'<span class="badge badge-folded">{_e(_("folded"))}</span>')
+    if p["knocks"]:
+        n = p["knocks"]
+        knocked = ngettext("knocked once", "knocked %(knocks)s×", n) % {"knocks": n}  # noqa: RUF001
+        badges.append(f'<span class="badge badge-knock">{knocked}</span>')
+    open_hand = ""
+    if p["open_hand"]:
+        cards = "".join(card_html(card) for card in p["open_hand"])
+        open_hand = f'<span class="open-hand">{cards}</span>'
+    return (
+        f'<li class="{classes}" data-seat="{p["index"]}" data-lives="{_opt(lives)}">'
+        f'<span class="player-name" title="{_e(p["name"])}">{name}</span>'
+        f'<span class="lives slate" role="img" aria-label="{_e(lives_label)}">{strokes}'
+        f"<b>{NO_LIVES if lives is None else lives}</b></span>"
+        f'<span class="badges">{"".join(badges)}</span>{open_hand}</li>'
+    )
 
 
 def _countdown(seconds: int | None) -> str:

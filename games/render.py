@@ -65,13 +65,24 @@ def due_table_seats(state: TableState) -> list[int]:
     return [state.table_seat(s) for s in state.hand.due()]
 
 
-def build_context(state: TableState, viewer: Viewer, now: datetime | None = None) -> dict[str, Any]:
+class Shared(dict[str, Any]):
+    """What the views of one version share, built by the first of them and reused by the rest
+    (one render pass over a process's phones): the moment they are rendered at, the public
+    part of the context, and pieces of markup by language. Never the cards of a hand."""
+
+
+def build_context(
+    state: TableState, viewer: Viewer, now: datetime | None = None, shared: Shared | None = None
+) -> dict[str, Any]:
     speak(translation.get_language())
-    now = now or timezone.now()
+    if shared is None:
+        shared = Shared()
+    now = shared.setdefault("now", now or timezone.now())
     table = state.table
     hand = state.hand
     active = viewer.active
-    due = due_table_seats(state)
+    public = shared.get("public")
+    due = public["due"] if public is not None else due_table_seats(state)
     # A shared phone whose due player is not the one shown: cover the cards until she taps.
     privacy_for = None
     if len(viewer.seats) > 1:
@@ -85,11 +96,70 @@ def build_context(state: TableState, viewer: Viewer, now: datetime | None = None
     observation: Observation | None = state.observe(active) if hand is not None else None
     if observation is None and hand is not None:
         observation = state.observe(None)
+    if public is None:
+        # Every seat's observation shows the same of the table; only the hand and the legal
+        # actions are its own.
+        public = shared["public"] = _public_context(state, observation, due, now)
     active_hand_seat = state.hand_seat(active) if active is not None else None
 
-    away = state.away_seats(now)
-    players = [_player(state, seat, observation, viewer, due, away) for seat in state.seats]
+    mine = set(viewer.seats)
+    players = [{**p, "mine": p["index"] in mine} for p in public["players"]]
 
+    my_cards: list[CardView] = []
+    actions: list[dict[str, Any]] = []
+    knock: dict[str, Any] | None = None
+    fold_vals = ""
+    if observation is not None and active_hand_seat is not None and observation.hand is not None:
+        playable = {a.card for a in observation.legal if a.act == "play"}
+        my_cards = [card_view(card, card in playable) for card in observation.hand]
+        actions = _actions(state, observation, active, now)
+        knock = _knock_button(state, observation, active_hand_seat, actions, now)
+        fold = next((a for a in actions if a["act"] == "fold"), None)
+        fold_vals = fold["vals_json"] if fold is not None else ""
+
+    answering = any(a["act"] == "stay" for a in actions)
+    return {
+        **public,
+        "shared": shared,
+        "players": players,
+        "viewer_seats": viewer.seats,
+        "spectator": not viewer.seats,
+        "active": active,
+        "active_name": state.seats[active].name if active is not None else "",
+        "privacy_for": privacy_for,
+        "privacy_name": state.seats[privacy_for].name if privacy_for is not None else "",
+        "observation": observation,
+        "my_cards": my_cards,
+        "actions": actions,
+        # The knock button stays in one place: enabled, or disabled with the engine's reason.
+        "knock": knock,
+        # Stay and fold on a knock make the answer window; the rest sit under the hand.
+        "answer_actions": [a for a in actions if answering and a["act"] in ("stay", "fold")],
+        "other_actions": [
+            a
+            for a in actions
+            if a["act"] != "knock" and not (answering and a["act"] in ("stay", "fold"))
+        ],
+        # What the phone's script needs to name gestures and give cues; never a rule decided
+        # there: a swipe sends the fold the server offered, a double tap presses the knock button.
+        "fold_vals": fold_vals,
+        "my_turn": active is not None and active in due,
+        "my_seats": " ".join(str(seat) for seat in viewer.seats),
+        "challenge_cost": (
+            _challenge_cost(state.rules) if any(a["act"] == "challenge" for a in actions) else ""
+        ),
+        "can_start": viewer.can_start
+        and table.status in (Table.Status.WAITING, Table.Status.RUBBER_OVER),
+    }
+
+
+def _public_context(
+    state: TableState, observation: Observation | None, due: list[int], now: datetime
+) -> dict[str, Any]:
+    """The part of the view every phone at the table sees alike (`observation`: any seat's)."""
+    table = state.table
+    hand = state.hand
+    away = state.away_seats(now)
     trick: list[dict[str, Any]] = []
     last_trick: list[dict[str, Any]] = []
     if observation is not None and observation.tricks:
@@ -106,18 +176,6 @@ def build_context(state: TableState, viewer: Viewer, now: datetime | None = None
             trick = shown
         else:
             last_trick = shown
-
-    my_cards: list[CardView] = []
-    actions: list[dict[str, Any]] = []
-    knock: dict[str, Any] | None = None
-    fold_vals = ""
-    if observation is not None and active_hand_seat is not None and observation.hand is not None:
-        playable = {a.card for a in observation.legal if a.act == "play"}
-        my_cards = [card_view(card, card in playable) for card in observation.hand]
-        actions = _actions(state, observation, active, now)
-        knock = _knock_button(state, observation, active_hand_seat, actions, now)
-        fold = next((a for a in actions if a["act"] == "fold"), None)
-        fold_vals = fold["vals_json"] if fold is not None else ""
     reveals = []
     if observation is not None:
         for challenger, target, cards, clean in observation.reveals:
@@ -129,9 +187,6 @@ def build_context(state: TableState, viewer: Viewer, now: datetime | None = None
                     "clean": clean,
                 }
             )
-
-    answering = any(a["act"] == "stay" for a in actions)
-    result = _hand_result(state)
     return {
         "table": table,
         "version": table.version,
@@ -141,19 +196,11 @@ def build_context(state: TableState, viewer: Viewer, now: datetime | None = None
         "rubber_number": state.rubber.number if state.rubber is not None else 0,
         "step": len(hand.actions) if hand is not None else 0,
         "rules": state.rules,
-        "players": players,
-        "viewer_seats": viewer.seats,
-        "spectator": not viewer.seats,
-        "active": active,
-        "active_name": state.seats[active].name if active is not None else "",
-        "privacy_for": privacy_for,
-        "privacy_name": state.seats[privacy_for].name if privacy_for is not None else "",
-        "observation": observation,
+        "due": due,
+        "players": [_player(state, seat, observation, due, away) for seat in state.seats],
         "stake": observation.stake if observation is not None else None,
         "trick": trick,
         "last_trick": last_trick,
-        "my_cards": my_cards,
-        "actions": actions,
         "reveals": reveals,
         "laundry_open": state.laundry_open(now),
         "laundry_seconds": _seconds_left(table.laundry_until, now),
@@ -163,33 +210,14 @@ def build_context(state: TableState, viewer: Viewer, now: datetime | None = None
             for s in (observation.awaiting if observation else ())
         ],
         "due_names": [state.seats[s].name for s in due],
-        "hand_result": result,
+        "hand_result": _hand_result(state),
         "rubber": state.rubber,
-        # The knock button stays in one place: enabled, or disabled with the engine's reason.
-        "knock": knock,
-        # Stay and fold on a knock make the answer window; the rest sit under the hand.
-        "answer_actions": [a for a in actions if answering and a["act"] in ("stay", "fold")],
-        "other_actions": [
-            a
-            for a in actions
-            if a["act"] != "knock" and not (answering and a["act"] in ("stay", "fold"))
-        ],
-        # What the phone's script needs to name gestures and give cues; never a rule decided
-        # there: a swipe sends the fold the server offered, a double tap presses the knock button.
-        "fold_vals": fold_vals,
         "knocks_total": sum(observation.knocks) if observation is not None else 0,
         "last_knocker": (
             state.table_seat(observation.last_knocker)
             if observation is not None and observation.last_knocker is not None
             else None
         ),
-        "my_turn": active is not None and active in due,
-        "my_seats": " ".join(str(seat) for seat in viewer.seats),
-        "challenge_cost": (
-            _challenge_cost(state.rules) if any(a["act"] == "challenge" for a in actions) else ""
-        ),
-        "can_start": viewer.can_start
-        and table.status in (Table.Status.WAITING, Table.Status.RUBBER_OVER),
     }
 
 
@@ -197,7 +225,6 @@ def _player(
     state: TableState,
     seat: Seat,
     observation: Observation | None,
-    viewer: Viewer,
     due: list[int],
     away: set[int],
 ) -> dict[str, Any]:
@@ -207,7 +234,7 @@ def _player(
         "name": seat.name,
         "free": seat.is_free,
         "bot": bool(seat.bot_level),
-        "mine": seat.index in viewer.seats,
+        "mine": False,
         "away": seat.index in away,
         "due": seat.index in due,
         "lives": _rubber_lives(state, seat.index),
@@ -387,8 +414,11 @@ def _hand_result(state: TableState) -> dict[str, Any] | None:
     }
 
 
-def render_view(state: TableState, viewer: Viewer, csrf_token: str = "") -> str:
-    return live_html(build_context(state, viewer), csrf_token)
+def render_view(
+    state: TableState, viewer: Viewer, csrf_token: str = "", shared: Shared | None = None
+) -> str:
+    """`viewer`'s view of `state`; views of one version rendered together pass one `shared`."""
+    return live_html(build_context(state, viewer, shared=shared), csrf_token)
 
 
 def render_error(message: str) -> str:

@@ -16,7 +16,7 @@ from django.utils import timezone, translation
 from games import hub, services, tables
 from games.engine import HouseRules
 from games.models import Seat, Table
-from games.render import Viewer, render_view
+from games.render import Shared, Viewer, render_view
 from games.tables import (
     Holder,
     TableState,
@@ -49,11 +49,11 @@ class FakePhone:
         self.delivered.append(version)
         self.last_version = version
 
-    def render(self, state: TableState) -> str:
+    def render(self, state: TableState, shared: Shared | None = None) -> str:
         self.renders += 1
         active = self.seats[0] if self.seats else None
         with translation.override(self.language):
-            return render_view(state, Viewer(seats=self.seats, active=active))
+            return render_view(state, Viewer(seats=self.seats, active=active), shared=shared)
 
 
 def test_a_change_is_rendered_for_the_phones_here_without_a_query(klaver: Club4) -> None:

@@ -5,27 +5,35 @@ from __future__ import annotations
 
 import html
 import json
+import random
 import re
 
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from games.engine import HouseRules
 from games.engine.rubber import Rubber as EngineRubber
 from games.models import PlayedHand, Rubber, Seat, Table
-from games.render import Viewer, render_view
+from games.render import Shared, Viewer, render_view
 from games.tables import TableState
 
 NASTY = "<img src=x onerror=alert(1)>\"'&"
 
 
-def _state(names: list[str], actions: int = 0) -> TableState:
-    """A table of people in the first hand of a rubber, built in memory, `actions` played."""
+def _state(names: list[str], actions: int = 0, rng: random.Random | None = None) -> TableState:
+    """A table of people in the first hand of a rubber, built in memory, `actions` played
+    (cards only; any legal action, knocks and folds too, when `rng` is given)."""
     rules = HouseRules()
     rubber = EngineRubber(rules, names, dealer=0)
     hand = rubber.deal(seed=7)
     for _ in range(actions):
+        if hand.complete:
+            break
         seat = hand.due()[0]
-        hand.apply(next(a for a in hand.legal_actions(seat) if a.act == "play"))
+        legal = hand.legal_actions(seat)
+        if rng is None:
+            hand.apply(next(a for a in legal if a.act == "play"))
+        else:
+            hand.apply(rng.choice(legal))
     table = Table(
         code="ABC234",
         rules_json=rules.to_json(),
@@ -73,3 +81,27 @@ def test_a_player_who_is_not_due_has_no_card_to_press():
     view = render_view(state, Viewer(seats=(waiting,), active=waiting))
     assert "is-playable" not in view
     assert view.count("is-unplayable") == len(state.hand.hands[waiting])
+
+
+def test_views_rendered_together_are_the_views_rendered_alone():
+    """Phones rendered in one pass share the public part of their views (games.render.Shared):
+    each must still get exactly its own view, whoever is rendered first, in any language."""
+    names = ["Anne", "Bart", "Cor", "Dieuwke"]
+    viewers = [Viewer(seats=(seat,), active=seat) for seat in range(4)] + [
+        Viewer(),
+        Viewer(seats=(0, 1), active=None),
+        Viewer(seats=(2, 3), active=3),
+    ]
+    rng = random.Random(4)
+    for steps in range(0, 24, 3):
+        state = _state(names, actions=steps, rng=rng)
+        order = viewers[:]
+        rng.shuffle(order)
+        shared = Shared()
+        for viewer in order:
+            for language in ("en", "nl"):
+                with translation.override(language):
+                    alone = render_view(state, viewer)
+                    together = render_view(state, viewer, shared=shared)
+                assert together == alone, (steps, viewer, language)
+        assert any(key[0] == "felt" for key in shared if isinstance(key, tuple))
