@@ -4,6 +4,7 @@ one), from the state the change wrote, without a query; heartbeats are one UPDAT
 from __future__ import annotations
 
 import asyncio
+import copy
 from dataclasses import dataclass, field
 from datetime import timedelta
 
@@ -179,6 +180,28 @@ def test_another_process_moves_its_snapshot_by_the_change_alone(klaver: Club4, m
         for seat in range(4):
             viewer = Viewer(seats=(seat,), active=seat)
             assert render_view(moved, viewer) == render_view(fresh, viewer)
+
+
+def test_new_states_of_a_table_keep_its_parsed_rules(klaver: Club4, monkeypatch) -> None:
+    """A change made from a snapshot, a heard change and a heartbeat round make new states of
+    one table: they share the house rules parsed once, and a table read afresh parses its own."""
+    table = four_people_table(klaver)
+    published = keep_published(monkeypatch)
+    before = load_state(Table.objects.get(pk=table.pk))
+    rules = before.rules
+    assert tables._editable(before, copy.copy(before.table)).rules is rules
+    play_a_card(klaver, table, "rules-1")
+    moved, fresh = moved_elsewhere(table.pk, before, change_of(published[-1]))
+    assert moved.rules is rules
+    assert fresh.rules == rules and fresh.rules is not rules
+    # Heard from the seats: the snapshot is replaced, its rules are not parsed again.
+    seat = Seat.objects.get(table_id=table.pk, index=1)
+    seat.last_seen = timezone.now() + timedelta(seconds=5)
+    tables.refresh_presence([seat])
+    assert tables._views[table.pk] is not moved and tables._views[table.pk].rules is rules
+    # A table row whose rules are not the very same object (read again) parses them itself.
+    again = tables._editable(before, Table.objects.get(pk=table.pk))
+    assert "rules" not in again.__dict__ and again.rules == rules
 
 
 @pytest.mark.parametrize("lives", [10, 1])
