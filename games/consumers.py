@@ -15,6 +15,7 @@ import time
 from collections import deque
 from typing import Any
 
+from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
@@ -77,6 +78,18 @@ class TableConsumer(AsyncWebsocketConsumer):
     async def disconnect(self, code: int) -> None:
         if hasattr(self, "hub"):
             await self.hub.leave(self)
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        """Channels' dispatch, without its trip to the database thread before every message
+        (`aclose_old_connections`): this consumer reaches the database only through
+        `database_sync_to_async`, which closes old connections itself around each call. That
+        trip queued every frame from a phone behind whatever the thread was doing (a deal, a
+        hand's end, heartbeats): an action on the quick path, or a refused frame, waited for
+        it although it needs nothing from that thread."""
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
 
     # -- from the phone -------------------------------------------------------------------------
 

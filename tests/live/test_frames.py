@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import threading
 
 import pytest
 from channels.db import database_sync_to_async
@@ -263,3 +265,32 @@ async def test_a_phone_takes_no_channel_of_its_own_on_the_layer(klaver: Club4) -
     assert set(layer.channels) == before
     await anna.close()
     await bram.close()
+
+
+async def test_a_frame_that_needs_no_database_is_answered_while_the_database_thread_is_busy(
+    klaver: Club4,
+) -> None:
+    """A phone's frame is not queued behind the database thread (Channels' dispatch would make
+    a trip there before every message): a refusal, or an action on the quick path, comes back
+    while that thread is still busy with something else (here: held by the test)."""
+    table = await started_table(klaver)
+    anna = await connect(klaver.anna, table.code)
+    await anna.drain()
+    busy, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        busy.set()
+        release.wait(10)
+
+    held = asyncio.ensure_future(database_sync_to_async(hold)())
+    try:
+        while not busy.is_set():
+            await asyncio.sleep(0.01)
+        await anna.send("knock please")
+        reply = await anna.receive(timeout=2)
+        assert 'id="table-error"' in reply and "not JSON" in reply
+        assert not held.done()  # still held: the answer did not wait for the thread
+    finally:
+        release.set()
+        await held
+    await anna.close()
