@@ -29,7 +29,7 @@ from channels.db import database_sync_to_async
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 
 from games.conf import seconds
-from games.tables import advance, change_of
+from games.tables import advance, change_of, read_hand
 
 if TYPE_CHECKING:
     from games.render import Shared
@@ -325,13 +325,21 @@ def _render_from_snapshots(work: Work) -> tuple[list[tuple[Phone, int, str]], Wo
 
 @database_sync_to_async
 def _render_tables(work: Work) -> list[tuple[Phone, int, str]]:
-    """Each table's phones at the newest version heard of, the table read from the database
-    (in the worker thread: the snapshot could not be moved on by the changes)."""
+    """Each table's phones at the newest version heard of (in the worker thread: the snapshot
+    could not be moved on by the changes on the loop): a deal moves it on with its hand's row,
+    anything else reads the table from the database."""
     frames = []
     for phones, table_id, messages in work:
-        version = max(m["version"] for m in messages)
+        ordered = sorted(messages, key=lambda m: m["version"])
+        version = ordered[-1]["version"]
         try:
-            frames += render_all(phones, table_id, version, None)
+            state = None
+            if all("change" in m for m in ordered):
+                # A deal: only the new hand's row is read, the rest moves on from the snapshot.
+                state = advance(table_id, [m["change"] for m in ordered], read_hand)
+            if state is not None and state.table.version < version:
+                state = None
+            frames += render_all(phones, table_id, version, state)
         except Exception:
             log.exception("table %s: rendering version %s failed", table_id, version)
     return frames

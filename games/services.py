@@ -706,6 +706,8 @@ def _carry_out(state: TableState, step: Step, now: datetime, decision: Action | 
     hand = state.hand
     if step.kind == "deal":
         _deal(state, now)
+        # The rubber is as the hand's end left it: other processes read only the new hand.
+        state.dealt_from = state.table.version
     elif step.kind == "close_laundry":
         state.table.laundry_until = None
     elif step.kind == "close_answers":

@@ -6,6 +6,7 @@ import copy
 import dataclasses
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import cached_property
@@ -51,6 +52,9 @@ class TableState:
     base: tuple[int, int] | None = None
     # The hand's record has new actions that are not written yet (services._save writes them).
     record_changed: bool = False
+    # A new hand dealt from the version this was (the rubber unchanged): another process takes
+    # the table's fields from the change message and reads only the new hand's row.
+    dealt_from: int | None = None
 
     @cached_property
     def rules(self) -> HouseRules:
@@ -126,26 +130,38 @@ class TableState:
 
 
 _SEATS = Prepared(lambda table_id: Seat.objects.filter(table_id=table_id).order_by("index"))
+_LAST_RUBBER = Prepared(
+    lambda table_id: Rubber.objects.filter(table_id=table_id).order_by("-number")[:1]
+)
+_LAST_HAND = Prepared(
+    lambda rubber_id: PlayedHand.objects.filter(rubber_id=rubber_id).order_by("-number")[:1]
+)
+_HAND = Prepared(lambda hand_id: PlayedHand.objects.filter(pk=hand_id))
 
 
 def load_state(table: Table) -> TableState:
     """Rebuild the table from the database: its seats, rubber, and the hand replayed."""
     seats = _SEATS(table.pk)
     state = TableState(table=table, seats=seats)
-    rubber = Rubber.objects.filter(table=table).order_by("-number").first()
-    if rubber is None:
+    rubbers = _LAST_RUBBER(table.pk)
+    if not rubbers:
         return state
-    state.rubber = rubber
-    hand_row = PlayedHand.objects.filter(rubber=rubber).order_by("-number").first()
-    if hand_row is None:
+    state.rubber = rubber = rubbers[0]
+    hands = _LAST_HAND(rubber.pk)
+    if not hands:
         return state
+    _take_hand(state, hands[0])
+    return state
+
+
+def _take_hand(state: TableState, hand_row: PlayedHand) -> None:
+    """`hand_row` as `state`'s hand: its seats, and the hand replayed from its record."""
     state.hand_row = hand_row
     state.hand_seats = list(hand_row.seats)
     hand, actions = parse_record(hand_row.record)
     for action in actions:
         hand.apply(action)
     state.hand = hand
-    return state
 
 
 @dataclass(frozen=True)
@@ -340,25 +356,40 @@ _MOMENTS = ("changed_at", "laundry_until", "awaiting_since", "deadline_at")
 
 def change_of(state: TableState) -> dict[str, Any] | None:
     """What another process needs to move its snapshot of the table to `state` (just
-    committed) without reading the database: the version it starts from, the actions added to
-    the hand, and the table's new fields. Only public facts: the actions are what everybody at
-    the table saw happen, and the cards they deal stay inside each process's own copy of the
-    hand. None when the change did more than add actions (and end the hand with them)."""
-    if state.base is None or state.hand is None:
+    committed) without reading the database, or with one read: the version it starts from, the
+    table's new fields, and the actions added to the hand or the new hand's row (a deal). Only
+    public facts: the actions are what everybody at the table saw happen, and the cards they
+    deal stay inside each process's own copy of the hand. None when the change did more (a
+    new rubber): the other processes read the table."""
+    if state.hand is None or state.hand_row is None:
         return None
-    assert state.hand_row is not None
-    version, known = state.base
     table = state.table
     fields = {name: getattr(table, name) for name in CHANGED_FIELDS}
     for name in _MOMENTS:
         fields[name] = fields[name].isoformat() if fields[name] is not None else None
-    return {"base": version, "actions": state.hand_row.record["actions"][known:], "table": fields}
+    if state.base is not None:
+        version, known = state.base
+        actions = state.hand_row.record["actions"][known:]
+        return {"base": version, "actions": actions, "table": fields}
+    if state.dealt_from is not None:
+        return {"base": state.dealt_from, "deal": state.hand_row.pk, "table": fields}
+    return None
 
 
-def advance(table_id: int, changes: list[dict[str, Any]]) -> TableState | None:
+def read_hand(hand_id: int) -> PlayedHand | None:
+    """A hand's row (in a worker thread: it queries the database)."""
+    return next(iter(_HAND(hand_id)), None)
+
+
+def advance(
+    table_id: int,
+    changes: list[dict[str, Any]],
+    read: Callable[[int], PlayedHand | None] | None = None,
+) -> TableState | None:
     """This process's snapshot of the table moved on by `changes` (from `change_of`, oldest
     first), remembered and returned; None when a change does not start from the snapshot this
-    process has (the caller reads the table instead)."""
+    process has (the caller reads the table instead). A deal needs its hand's row: `read` (a
+    query: `read_hand`, never on the event loop); without it, a deal gives None."""
     with _played_lock:
         state = _views.get(table_id)
     for change in changes:
@@ -366,20 +397,29 @@ def advance(table_id: int, changes: list[dict[str, Any]]) -> TableState | None:
             continue  # this process has that version already
         if state is None or state.table.version != change["base"]:
             return None
-        state = _moved(state, change)
+        if "deal" in change:
+            state = _dealt(state, change, read) if read is not None else None
+        else:
+            state = _moved(state, change)
     if state is not None:
         remember(state)
     return state
 
 
-def _moved(state: TableState, change: dict[str, Any]) -> TableState | None:
-    if state.hand is None or state.hand_row is None:
-        return None
-    table = copy.copy(state.table)
+def _moved_table(table: Table, change: dict[str, Any]) -> Table:
+    """A copy of `table` with the fields a change message carries."""
+    table = copy.copy(table)
     for name, value in change["table"].items():
         if name in _MOMENTS and value is not None:
             value = datetime.fromisoformat(value)
         setattr(table, name, value)
+    return table
+
+
+def _moved(state: TableState, change: dict[str, Any]) -> TableState | None:
+    if state.hand is None or state.hand_row is None:
+        return None
+    table = _moved_table(state.table, change)
     row = copy.copy(state.hand_row)
     row.record = {**row.record, "actions": [*row.record["actions"], *change["actions"]]}
     hand = state.hand.copy()
@@ -402,3 +442,21 @@ def _moved(state: TableState, change: dict[str, Any]) -> TableState | None:
         rubber.lives, rubber.losers = list(rubber.lives), list(rubber.losers)
         finish_hand(moved, table.changed_at)
     return moved
+
+
+def _dealt(
+    state: TableState, change: dict[str, Any], read: Callable[[int], PlayedHand | None]
+) -> TableState | None:
+    """The next hand of the rubber dealt: it follows a finished hand of this snapshot's rubber,
+    which the deal leaves as it was; only the new hand's row is read."""
+    rubber = state.rubber
+    if rubber is None or state.hand is None or not state.hand.complete:
+        return None
+    row = read(change["deal"])
+    if row is None or row.rubber_id != rubber.pk:
+        return None
+    dealt = TableState(
+        table=_moved_table(state.table, change), seats=state.seats, rubber=rubber
+    ).same_rules_as(state)
+    _take_hand(dealt, row)
+    return dealt

@@ -9,7 +9,7 @@ from django.db import transaction
 from django.db.models import Model
 
 from games import services, tables
-from games.models import ActionReceipt, Seat, Table
+from games.models import ActionReceipt, PlayedHand, Rubber, Seat, Table
 
 
 def columns(instance: Model) -> dict[str, tuple[type, Any]]:
@@ -47,6 +47,11 @@ def mismatches(table_id: int, action_id: str) -> list[str]:
             tables._SEATS(table_id),
             list(Seat.objects.filter(table_id=table_id).order_by("index")),
         )
+        rubbers = list(Rubber.objects.filter(table_id=table_id).order_by("-number")[:1])
+        compare("last rubber", tables._LAST_RUBBER(table_id), rubbers)
+        hands = list(PlayedHand.objects.filter(rubber=rubbers[0]).order_by("-number")[:1])
+        compare("last hand", tables._LAST_HAND(rubbers[0].pk), hands)
+        compare("hand", tables._HAND(hands[0].pk), hands)
         compare(
             "receipt",
             services._RECEIPT(table_id, action_id),

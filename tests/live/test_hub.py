@@ -204,15 +204,8 @@ def test_new_states_of_a_table_keep_its_parsed_rules(klaver: Club4, monkeypatch)
     assert "rules" not in again.__dict__ and again.rules == rules
 
 
-@pytest.mark.parametrize("lives", [10, 1])
-def test_another_process_moves_its_snapshot_through_the_end_of_a_hand(
-    klaver: Club4, monkeypatch, lives: int
-) -> None:
-    """The last card of a hand: the hand's result and the rubber's lives (and, with one life
-    each, the rubber's end) follow from the rules in the other process too, with no query,
-    exactly as the database has them."""
-    table = four_people_table(klaver, HouseRules(starting_lives=lives))
-    published = keep_published(monkeypatch)
+def play_out_the_hand(klaver: Club4, table: Table, published: list[TableState]) -> TableState:
+    """Cards (and stays) until the hand ends; the table as it was before the last card."""
     step = 0
     while True:
         before = load_state(Table.objects.get(pk=table.pk))
@@ -224,7 +217,59 @@ def test_another_process_moves_its_snapshot_through_the_end_of_a_hand(
         services.act(table.pk, holder(people(klaver)[seat]), seat, payload, f"card-{step}")
         step += 1
         if published[-1].hand.complete:
-            break
+            return before
+
+
+def test_another_process_moves_its_snapshot_through_a_deal_with_one_read(
+    klaver: Club4, monkeypatch
+) -> None:
+    """The clock deals the next hand: another process that has the finished hand takes the
+    table's fields from the message and reads only the new hand's row (its cards never
+    travel), and has exactly the table the database holds. On the event loop (no reading),
+    the deal is left for the worker thread."""
+    table = four_people_table(klaver)
+    published = keep_published(monkeypatch)
+    before_last_card = play_out_the_hand(klaver, table, published)
+    finished = published[-1]
+    assert services.fire_deadline(table.pk, timezone.now() + timedelta(hours=1))
+    change = change_of(published[-1])
+    assert change is not None and change["deal"] == published[-1].hand_row.pk
+    assert "actions" not in change and "cards" not in str(change)
+    tables._views.clear()
+    tables._played.clear()
+    remember(finished)
+    assert advance(table.pk, [change]) is None  # no reading on the loop
+    assert tables._views[table.pk] is finished
+    with CaptureQueriesContext(connection) as queries:
+        dealt = advance(table.pk, [change], tables.read_hand)
+    assert len(queries) == 1
+    fresh = load_state(Table.objects.get(pk=table.pk))
+    assert dealt is not None and tables._views[table.pk] is dealt
+    for name in tables.CHANGED_FIELDS:
+        assert getattr(dealt.table, name) == getattr(fresh.table, name), name
+    assert dealt.hand_row.pk == fresh.hand_row.pk and dealt.hand_row.number == 2
+    assert dealt.hand.record() == fresh.hand.record()
+    assert dealt.hand_seats == fresh.hand_seats
+    assert dealt.rubber is finished.rubber and dealt.rubber.lives == fresh.rubber.lives
+    for seat in range(4):
+        viewer = Viewer(seats=(seat,), active=seat)
+        assert render_view(dealt, viewer) == render_view(fresh, viewer)
+    # A process whose snapshot is not the finished hand reads the table instead.
+    tables._views.clear()
+    remember(before_last_card)
+    assert advance(table.pk, [change], tables.read_hand) is None
+
+
+@pytest.mark.parametrize("lives", [10, 1])
+def test_another_process_moves_its_snapshot_through_the_end_of_a_hand(
+    klaver: Club4, monkeypatch, lives: int
+) -> None:
+    """The last card of a hand: the hand's result and the rubber's lives (and, with one life
+    each, the rubber's end) follow from the rules in the other process too, with no query,
+    exactly as the database has them."""
+    table = four_people_table(klaver, HouseRules(starting_lives=lives))
+    published = keep_published(monkeypatch)
+    before = play_out_the_hand(klaver, table, published)
     change = change_of(published[-1])
     assert change is not None
     moved, fresh = moved_elsewhere(table.pk, before, change)
