@@ -239,7 +239,9 @@ def _versions(tables: list[int]) -> dict[int, int]:
     from games.models import Seat, Table
     from games.tables import refresh_presence
 
-    refresh_presence(list(Seat.objects.filter(table_id__in=tables).only("table_id", "last_seen")))
+    refresh_presence(
+        Seat.objects.filter(table_id__in=tables).values_list("pk", "table_id", "last_seen")
+    )
     return dict(Table.objects.filter(pk__in=tables).values_list("pk", "version"))
 
 

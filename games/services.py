@@ -47,6 +47,7 @@ from games.refusals import engine_message
 from games.tables import (
     CHANGED_FIELDS,
     Holder,
+    SeatKeys,
     TableState,
     editable_state,
     finish_hand,
@@ -345,10 +346,15 @@ def mark_seen_all(held: Iterable[tuple[int, Holder]]) -> None:
     holders: dict[int, list[Holder]] = {}
     for table_id, holder in held:
         holders.setdefault(table_id, []).append(holder)
-    seats = Seat.objects.filter(table_id__in=list(holders)).only(
+    # Plain rows, not model instances: a round reads every seat of the process's tables.
+    seats = Seat.objects.filter(table_id__in=list(holders)).values_list(
         "pk", "table_id", "holder_key", "user_id", "guest_id", "bot_level"
     )
-    seen = [s.pk for s in seats if any(h.holds(s) for h in holders[s.table_id])]
+    seen = [
+        pk
+        for pk, table_id, *keys in seats
+        if any(h.holds(SeatKeys(*keys)) for h in holders[table_id])
+    ]
     if seen:
         Seat.objects.filter(pk__in=seen).update(last_seen=timezone.now())
 

@@ -6,17 +6,27 @@ import copy
 import dataclasses
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import cached_property
-from typing import Any
+from typing import Any, NamedTuple
 
 from games.conf import seconds
 from games.engine import Hand, HouseRules, Observation, observe, parse_action, parse_record
 from games.engine.rubber import Rubber as EngineRubber
 from games.models import PlayedHand, Rubber, Seat, Table
 from games.prepared import Prepared
+
+
+class SeatKeys(NamedTuple):
+    """What `Holder.holds` reads of a seat, without a model instance (a heartbeat round reads
+    these for every seat of a process's tables)."""
+
+    holder_key: str
+    user_id: int | None
+    guest_id: int | None
+    bot_level: str
 
 
 @dataclass(frozen=True)
@@ -27,7 +37,7 @@ class Holder:
     guest_id: int | None = None
     key: str = ""
 
-    def holds(self, seat: Seat) -> bool:
+    def holds(self, seat: Seat | SeatKeys) -> bool:
         if seat.bot_level or not seat.holder_key:
             return False
         if self.key and seat.holder_key == self.key:
@@ -238,22 +248,25 @@ def remember(state: TableState) -> None:
         _keep(_views, table.pk, state)
 
 
-def refresh_presence(seats: list[Seat]) -> None:
-    """When the phones at this process's tables were last heard (`seats`, read afresh from the
-    database), copied into the snapshots: a change made from a snapshot plans the grace
-    deadlines of dropped phones from them (games/quick.py), and between two reads of the
-    table's row only heard changes move a snapshot on."""
-    seen = {seat.pk: seat.last_seen for seat in seats}
+def refresh_presence(seen: Iterable[tuple[int, int, datetime | None]]) -> None:
+    """When the phones at this process's tables were last heard (`seen`: each seat's id,
+    table and `last_seen`, read afresh from the database), copied into the snapshots: a change
+    made from a snapshot plans the grace deadlines of dropped phones from them
+    (games/quick.py), and between two reads of the table's row only heard changes move a
+    snapshot on."""
+    by_table: dict[int, dict[int, datetime | None]] = {}
+    for pk, table_id, last_seen in seen:
+        by_table.setdefault(table_id, {})[pk] = last_seen
     with _played_lock:
-        for table_id in {seat.table_id for seat in seats}:
+        for table_id, times in by_table.items():
             state = _views.get(table_id)
             if state is None:
                 continue
             fresh = []
             for seat in state.seats:
-                if seen.get(seat.pk, seat.last_seen) != seat.last_seen:
+                if times.get(seat.pk, seat.last_seen) != seat.last_seen:
                     seat = copy.copy(seat)
-                    seat.last_seen = seen[seat.pk]
+                    seat.last_seen = times[seat.pk]
                 fresh.append(seat)
             if any(a is not b for a, b in zip(fresh, state.seats, strict=True)):
                 _views[table_id] = dataclasses.replace(state, seats=fresh).same_rules_as(state)

@@ -196,8 +196,7 @@ def test_new_states_of_a_table_keep_its_parsed_rules(klaver: Club4, monkeypatch)
     assert fresh.rules == rules and fresh.rules is not rules
     # Heard from the seats: the snapshot is replaced, its rules are not parsed again.
     seat = Seat.objects.get(table_id=table.pk, index=1)
-    seat.last_seen = timezone.now() + timedelta(seconds=5)
-    tables.refresh_presence([seat])
+    tables.refresh_presence([(seat.pk, table.pk, timezone.now() + timedelta(seconds=5))])
     assert tables._views[table.pk] is not moved and tables._views[table.pk].rules is rules
     # A table row whose rules are not the very same object (read again) parses them itself.
     again = tables._editable(before, Table.objects.get(pk=table.pk))
