@@ -21,6 +21,7 @@ from typing import Any
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 from django.utils.functional import Promise
 from django.utils.text import format_lazy
@@ -451,7 +452,11 @@ def _deal(state: TableState, now: datetime) -> None:
     rubber = state.engine_rubber()
     hand = rubber.deal()
     assert state.rubber is not None
-    number = PlayedHand.objects.filter(rubber=state.rubber).count() + 1
+    last = state.hand_row
+    if last is not None and last.rubber_id == state.rubber.pk:
+        number = last.number + 1  # the rubber's latest hand, as load_state reads it
+    else:
+        number = PlayedHand.objects.filter(rubber=state.rubber).count() + 1
     state.hand_row = PlayedHand.objects.create(
         rubber=state.rubber, number=number, seats=list(rubber.hand_seats), record=hand.record()
     )
@@ -472,12 +477,15 @@ def _finish_hand(state: TableState, now: datetime) -> None:
     assert row is not None and rubber_row is not None
     row.save(update_fields=["complete", "result", "finished_at"])
     rubber_row.save()
-    for player in RubberPlayer.objects.filter(rubber=rubber_row):
-        player.lives_lost += outcome.lives_lost.get(player.seat, 0)
-        if rubber_row.over:
-            player.lost = player.seat in rubber_row.losers
-            player.won = player.seat == rubber_row.winner
-        player.save(update_fields=["lives_lost", "lost", "won"])
+    # The players' tallies: a statement per seat that lost lives (and two at a rubber's end),
+    # not a read and a write per player.
+    players = RubberPlayer.objects.filter(rubber=rubber_row)
+    for seat, lost in outcome.lives_lost.items():
+        if lost:
+            players.filter(seat=seat).update(lives_lost=F("lives_lost") + lost)
+    if rubber_row.over:
+        players.filter(seat__in=rubber_row.losers).update(lost=True)
+        players.filter(seat=rubber_row.winner).update(won=True)
 
 
 # -- actions ------------------------------------------------------------------------------------

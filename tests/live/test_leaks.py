@@ -139,5 +139,6 @@ async def test_a_finished_rubber_is_stored_with_its_hands_and_standings(klaver: 
     assert [p.lives_lost for p in players] == total_lost
     assert [p.lost for p in players] == [seat in rubber.losers for seat in range(4)]
     assert any(p.lost for p in players)
+    assert [p.won for p in players] == [seat == rubber.winner for seat in range(4)]
     assert (await database_sync_to_async(Table.objects.get)(pk=table.pk)).status == "rubber_over"
     await phone.close()
