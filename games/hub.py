@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from channels.db import database_sync_to_async
@@ -32,6 +32,7 @@ from games.conf import seconds
 from games.tables import advance, change_of, read_hand
 
 if TYPE_CHECKING:
+    from games.models import PlayedHand
     from games.render import Shared
     from games.tables import Holder, TableState
 
@@ -310,19 +311,33 @@ def _render_from_snapshots(work: Work) -> tuple[list[tuple[Phone, int, str]], Wo
     frames: list[tuple[Phone, int, str]] = []
     left: Work = []
     for phones, table_id, messages in work:
-        ordered = sorted(messages, key=lambda m: m["version"])
-        version = ordered[-1]["version"]
-        state = None
+        version = max(m["version"] for m in messages)
         try:
-            if all("change" in m for m in ordered):
-                state = advance(table_id, [m["change"] for m in ordered])
-            if state is not None and state.table.version >= version:
+            state = _moved_on(table_id, messages)
+            if state is not None:
                 frames += render_all(phones, table_id, version, state)
                 continue
         except Exception:
             log.exception("table %s: rendering version %s failed", table_id, version)
         left.append((phones, table_id, messages))
     return frames, left
+
+
+def _moved_on(
+    table_id: int,
+    messages: list[dict[str, Any]],
+    read: Callable[[int], PlayedHand | None] | None = None,
+) -> TableState | None:
+    """This process's snapshot moved on to the newest version heard of by the messages'
+    changes (`read`: tables.read_hand, where a deal may be read), or None: the table must be
+    read."""
+    ordered = sorted(messages, key=lambda m: m["version"])
+    if not all("change" in m for m in ordered):
+        return None
+    state = advance(table_id, [m["change"] for m in ordered], read)
+    if state is None or state.table.version < ordered[-1]["version"]:
+        return None
+    return state
 
 
 @database_sync_to_async
@@ -332,15 +347,10 @@ def _render_tables(work: Work) -> list[tuple[Phone, int, str]]:
     anything else reads the table from the database."""
     frames = []
     for phones, table_id, messages in work:
-        ordered = sorted(messages, key=lambda m: m["version"])
-        version = ordered[-1]["version"]
+        version = max(m["version"] for m in messages)
         try:
-            state = None
-            if all("change" in m for m in ordered):
-                # A deal: only the new hand's row is read, the rest moves on from the snapshot.
-                state = advance(table_id, [m["change"] for m in ordered], read_hand)
-            if state is not None and state.table.version < version:
-                state = None
+            # A deal: only the new hand's row is read, the rest moves on from the snapshot.
+            state = _moved_on(table_id, messages, read_hand)
             frames += render_all(phones, table_id, version, state)
         except Exception:
             log.exception("table %s: rendering version %s failed", table_id, version)
