@@ -11,7 +11,8 @@ the version once for its own phones. With the in-memory layer there is one proce
 
 Each phone still gets its own view, rendered from the engine's `observe` for its own seats:
 only the version number travels between processes, never a card. Phones that see the table
-alike (watching members, in one language) share one render.
+alike (watching members, in one language) share one render, and the phones rendered together
+share the public part of their views (games.render.Shared).
 
 The hub also beats the heart of every phone connected here: one `UPDATE` every
 `TOEPEN_HEARTBEAT_SECONDS` for all of them, instead of one per phone.
