@@ -16,10 +16,11 @@ import django
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "toepen_site.settings")
 django.setup()
 
-from channels.consumer import get_handler_name  # noqa: E402
 from channels.generic.websocket import AsyncWebsocketConsumer  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.urls import path  # noqa: E402
+
+from games.consumers import DirectDispatch  # noqa: E402
 
 
 class FanoutConsumer(AsyncWebsocketConsumer):
@@ -38,16 +39,10 @@ class FanoutConsumer(AsyncWebsocketConsumer):
         await self.send(text_data=event["text"])
 
 
-class LeanFanoutConsumer(FanoutConsumer):
+class LeanFanoutConsumer(DirectDispatch, FanoutConsumer):
     """The same without Channels' trip to the database thread before every message, as the
-    app's consumer (games.consumers.TableConsumer.dispatch) does without it: a side figure only
+    app's consumer skips it (games.consumers.DirectDispatch): a side figure only
     (`FANOUT_LEAN_DISPATCH=1` in the environment), never the floor the target is measured by."""
-
-    async def dispatch(self, message: dict[str, str]) -> None:
-        handler = getattr(self, get_handler_name(message), None)
-        if handler is None:
-            raise ValueError(f"No handler for message type {message['type']}")
-        await handler(message)
 
 
 LEAN = os.environ.get("FANOUT_LEAN_DISPATCH") == "1"

@@ -42,7 +42,22 @@ CLOSE_FLOOD = 4429
 HOLDER_SESSION_KEY = "table_holder"
 
 
-class TableConsumer(AsyncWebsocketConsumer):
+class DirectDispatch:
+    """Channels' dispatch, without its trip to the database thread before every message
+    (`aclose_old_connections`), for a consumer that reaches the database only through
+    `database_sync_to_async` (which closes old connections itself around each call). That
+    trip queued every frame from a phone behind whatever the thread was doing (a deal, a
+    hand's end, heartbeats): an action on the quick path, or a refused frame, waited for it
+    although it needs nothing from that thread."""
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
+
+
+class TableConsumer(DirectDispatch, AsyncWebsocketConsumer):
     # A phone hears of changes from its process's hub (games/hub.py), never on a channel of its
     # own: no alias is configured by this name, so Channels gives the consumer no channel and
     # no receive loop on the layer (with Redis, one blocking receive and its clean-up fewer
@@ -78,18 +93,6 @@ class TableConsumer(AsyncWebsocketConsumer):
     async def disconnect(self, code: int) -> None:
         if hasattr(self, "hub"):
             await self.hub.leave(self)
-
-    async def dispatch(self, message: dict[str, Any]) -> None:
-        """Channels' dispatch, without its trip to the database thread before every message
-        (`aclose_old_connections`): this consumer reaches the database only through
-        `database_sync_to_async`, which closes old connections itself around each call. That
-        trip queued every frame from a phone behind whatever the thread was doing (a deal, a
-        hand's end, heartbeats): an action on the quick path, or a refused frame, waited for
-        it although it needs nothing from that thread."""
-        handler = getattr(self, get_handler_name(message), None)
-        if handler is None:
-            raise ValueError(f"No handler for message type {message['type']}")
-        await handler(message)
 
     # -- from the phone -------------------------------------------------------------------------
 
