@@ -4,6 +4,9 @@ A Strong decision is ~200 ms of pure Python. In a thread it would still hold the
 loop would only get it back at each switch interval (5 ms), so the search runs in a separate
 process. The bot's memory is read in the calling process first (cheap, and it must see every
 observation in order); the worker gets a copy of the bot, decides, and returns the action.
+
+At a table a searching bot's every decision takes `thinking_time(bot)`, searched or not, so
+the pause before it acts says nothing of its hidden cards (docs/bots.md).
 """
 
 from __future__ import annotations
@@ -12,13 +15,26 @@ import asyncio
 import atexit
 import copy
 import multiprocessing
+import time
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from typing import Final
 
 from games.engine import Action, HouseRules, Observation
 
 from .base import Bot
 
+# A search stops at the first world past its budget, then its answer comes back from the
+# worker: a few milliseconds on an idle machine. The pace leaves room for that on a busy one.
+HANDOVER_SECONDS: Final = 0.05
+
 _pool: ProcessPoolExecutor | None = None
+
+
+def thinking_time(bot: Bot) -> float:
+    """The wall time of every decision of a searching bot at a table: its search budget and
+    the hand-over, so a decision made at once (no search) is not told apart from a search."""
+    budget: float = getattr(bot, "budget", 0.0)
+    return budget + HANDOVER_SECONDS
 
 
 def shared_pool(workers: int = 1) -> ProcessPoolExecutor:
@@ -57,9 +73,12 @@ async def decide_async(
     bot: Bot, obs: Observation, rules: HouseRules, executor: Executor | None = None
 ) -> Action | None:
     """`bot.decide` off the event loop. Levels that do not search answer in place (microseconds);
-    Strong runs in `executor` (default: `shared_pool()`)."""
-    if not obs.legal:
-        return None
+    Strong runs in `executor` (default: `shared_pool()`) and takes `thinking_time` each time."""
     if not getattr(bot, "searches", False):
         return bot.decide(obs, rules)
-    return await asyncio.wrap_future(decide_in(executor or shared_pool(), bot, obs, rules))
+    started = time.monotonic()
+    action = None
+    if obs.legal:
+        action = await asyncio.wrap_future(decide_in(executor or shared_pool(), bot, obs, rules))
+    await asyncio.sleep(max(0.0, started + thinking_time(bot) - time.monotonic()))
+    return action
