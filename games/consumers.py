@@ -19,16 +19,18 @@ from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
+from django.db import DatabaseError
 from django.utils import translation
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
 from accounts.guests import SESSION_KEY as GUEST_SESSION_KEY
 from games import clock, hub, quick, services
+from games.access import Access, table_access
 from games.models import Table
 from games.render import Shared, Viewer, choose_active, render_error, render_view
 from games.services import TableError
-from games.tables import Holder, TableState, read_state, view_state
+from games.tables import Holder, TableState, one_snapshot, read_state, view_state
 
 log = logging.getLogger(__name__)
 
@@ -76,12 +78,20 @@ class TableConsumer(DirectDispatch, AsyncWebsocketConsumer):
         self.language = _language_from_scope(self.scope)
         self.frames: deque[float] = deque()
         self.last_version = -1
+        self.sent_at = time.monotonic()
         self.shown = None
-        access = await database_sync_to_async(_access)(code, self.holder, self.scope.get("user"))
-        if access is None:
+        user = self.scope.get("user")
+        self.user_id = user.pk if user is not None and user.is_authenticated else None
+        found = await database_sync_to_async(_access)(code, self.holder, user)
+        if found is None:
             await self.close(code=CLOSE_NOT_FOUND)
             return
-        self.table_id, self.seats, self.can_start = access
+        self.table_id, access = found
+        self.seats, self.may_watch, self.can_start = (
+            access.seats,
+            access.may_watch,
+            access.can_start,
+        )
         await self.accept()
         clock.ensure_started()
         self.hub = hub.get()
@@ -121,23 +131,31 @@ class TableConsumer(DirectDispatch, AsyncWebsocketConsumer):
         try:
             await self.handle_frame(frame)
         except TableError as error:
-            await self.send_error(error.message, error.code)
+            await self.send_error(error.message, error.code, frame.get("id"))
+        except DatabaseError:
+            # The database is away for a moment (a restart, a fail-over, a lock held too long):
+            # nothing was written, and the phone sends the same action again (same id) shortly.
+            log.warning("table %s: a frame met a database error; the phone retries", self.table_id)
+            await self.send_error(
+                _("The table did not hear that; trying again…"), "retry", frame.get("id")
+            )
 
     async def handle_frame(self, frame: dict[str, Any]) -> None:
         kind = frame.get("type", "action")
         if kind == "sync":
             await self.send_view(force=True)
         elif kind == "show":
-            seat = frame.get("seat")
-            if seat not in self.seats:
-                raise TableError("not_your_seat", _("That is not your seat."))
-            self.shown = seat
+            self.shown = self._own_seat(frame)
             await self.send_view(force=True)
         elif kind == "ready":
             seat = self._own_seat(frame)
-            await database_sync_to_async(services.ready)(self.table_id, self.holder, seat)
+            hand = self._named_hand(frame)
+            await database_sync_to_async(services.ready)(self.table_id, self.holder, seat, hand)
+            if isinstance(frame.get("id"), str):
+                await self.send(text_data=json.dumps({"ack": frame["id"]}))
         elif kind == "action":
             seat = self._own_seat(frame)
+            self._named_hand(frame)
             action_id = frame.pop("id", None)
             payload = {k: v for k, v in frame.items() if k not in ("type", "seat")}
             services.check_action_id(action_id)
@@ -149,10 +167,22 @@ class TableConsumer(DirectDispatch, AsyncWebsocketConsumer):
                 outcome = await database_sync_to_async(services.act)(
                     self.table_id, self.holder, seat, payload, action_id
                 )
+            # The phone keeps an action until it hears it was taken, and sends it again (same
+            # id) after a reconnect: this tells it the action needs no resending.
+            await self.send(text_data=json.dumps({"ack": action_id}))
             if outcome.duplicate:
                 await self.send_view(force=True)
         else:
             raise TableError("bad_frame", _("Unknown frame type."))
+
+    def _named_hand(self, frame: dict[str, Any]) -> str:
+        """The hand a tap was made on (`"rubber/hand"`, carried by the button the phone showed):
+        the service refuses it on any other hand, so a tap on a frozen screen is never applied
+        to a hand its player never saw."""
+        hand = frame.get("hand")
+        if not isinstance(hand, str) or not hand:
+            raise TableError("bad_action", _("An action must name the hand it was made on."))
+        return hand
 
     def _own_seat(self, frame: dict[str, Any]) -> int:
         seat = frame.get("seat")
@@ -174,23 +204,50 @@ class TableConsumer(DirectDispatch, AsyncWebsocketConsumer):
 
     # -- to the phone ---------------------------------------------------------------------------
 
-    async def deliver(self, version: int, html: str) -> None:
-        """A view the hub rendered for this phone: sent unless the phone has a newer one."""
+    async def deliver(self, version: int, html: str | None) -> None:
+        """A view the hub rendered for this phone: sent unless the phone has a newer one.
+        None: the phone may no longer see the table (its seat is gone and it may not watch)."""
+        if html is None:
+            await self.shut_out()
+            return
         if version <= self.last_version:
             return
         self.last_version = version
         await self.send(text_data=html)
 
+    async def shut_out(self) -> None:
+        """This phone may no longer see the table: it hears nothing more of it."""
+        if hasattr(self, "hub"):
+            await self.hub.leave(self)
+        self.last_version = 2**62  # nothing the hub still has on its way reaches it
+        await self.close(code=CLOSE_NOT_ALLOWED)
+
+    async def beat(self) -> None:
+        """The server is here and hears the table: a phone that hears nothing for a while
+        says so and reconnects (static/js/table.js)."""
+        await self.send(text_data='{"beat":1}')
+
+    async def send(
+        self, text_data: str | None = None, bytes_data: bytes | None = None, close: bool = False
+    ) -> None:
+        self.sent_at = time.monotonic()
+        await super().send(text_data=text_data, bytes_data=bytes_data, close=close)
+
     async def send_view(self, force: bool = False) -> None:
         """The table as it is now, rendered for this phone alone (on connect, and on request)."""
         version, html = await database_sync_to_async(self._render_now)()
+        if html is None:
+            await self.shut_out()
+            return
         if version <= self.last_version and not force:
             return
         self.last_version = max(self.last_version, version)
         await self.send(text_data=html)
 
-    def _render_now(self) -> tuple[int, str]:
+    def _render_now(self) -> tuple[int, str | None]:
         state = view_state(self.table_id)
+        if not state.held_by(self.holder) and not self.may_watch:
+            return state.table.version, None
         return state.table.version, self.render(state)
 
     def render(self, state: TableState, shared: Shared | None = None) -> str:
@@ -206,9 +263,11 @@ class TableConsumer(DirectDispatch, AsyncWebsocketConsumer):
         with translation.override(self.language):
             return render_view(state, viewer, shared=shared)
 
-    async def send_error(self, message: str | Promise, code: str = "bad_frame") -> None:
+    async def send_error(
+        self, message: str | Promise, code: str = "bad_frame", action_id: Any = None
+    ) -> None:
         with translation.override(self.language):
-            html = render_error(str(message))
+            html = render_error(str(message), code, action_id if isinstance(action_id, str) else "")
         await self.send(text_data=html)
 
 
@@ -244,16 +303,12 @@ def _language_from_scope(scope: dict[str, Any]) -> str:
     return settings.LANGUAGE_CODE
 
 
-def _access(code: str, holder: Holder, user: Any) -> tuple[int, tuple[int, ...], bool] | None:
-    """The table, the seats this connection holds, and whether it may start a rubber; None when
-    it may not look at the table at all (a seat holder, or a member the table lets watch)."""
-    table = Table.objects.select_related("club").filter(code=code).first()
-    if table is None:
-        return None
-    state = read_state(table)
-    seats = tuple(state.held_by(holder))
-    member_user = user if user is not None and user.is_authenticated else None
-    if not seats and not services.may_watch(table, member_user):
-        return None
-    can_start = member_user is not None and table.created_by_id == member_user.pk
-    return table.pk, seats, can_start
+def _access(code: str, holder: Holder, user: Any) -> tuple[int, Access] | None:
+    """The table and what this connection may do there; None when it may not look at the
+    table at all (neither a seat holder nor a member the table lets watch)."""
+    with one_snapshot():
+        table = Table.objects.select_related("club").filter(code=code).first()
+        if table is None:
+            return None
+        access = table_access(read_state(table), holder, user)
+    return (table.pk, access) if access.allowed else None

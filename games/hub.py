@@ -23,12 +23,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+import time
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from channels.db import database_sync_to_async
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 
+from games.access import watchers_allowed
 from games.conf import seconds
 from games.tables import advance, change_of, read_hand
 
@@ -46,11 +48,17 @@ class Phone(Protocol):
     table_id: int
     holder: Holder
     seats: tuple[int, ...]
+    may_watch: bool
+    user_id: int | None
     last_version: int
+    sent_at: float  # time.monotonic() of the last frame sent to it
+
+    async def beat(self) -> None: ...
 
     def render(self, state: TableState, shared: Shared | None = None) -> str: ...
 
-    async def deliver(self, version: int, html: str) -> None: ...
+    async def deliver(self, version: int, html: str | None) -> None:
+        """Send the view (None: the phone may no longer see the table: close it)."""
 
 
 class Hub:
@@ -218,8 +226,31 @@ class Hub:
                         tables = list(self.phones)
                     await database_sync_to_async(services.still_listening)(self.channel, tables)
                 await self.catch_up()
+                await self.tend()
             except Exception:
                 log.exception("heartbeats failed")
+
+    async def tend(self) -> None:
+        """Once a heartbeat round, after the database answered: a watching phone whose user may
+        no longer watch (removed from the club, the table closed to watchers) is shut out, and
+        every phone that heard nothing for half a round hears the beat, so a phone that hears
+        nothing at all knows its server or the way to it is in trouble."""
+        with self.lock:
+            phones = [phone for phones in self.phones.values() for phone in phones]
+        watching = [phone for phone in phones if not phone.seats]
+        asked = {(p.table_id, p.user_id) for p in watching if p.user_id is not None}
+        allowed = await database_sync_to_async(watchers_allowed)(asked) if asked else set()
+        shut = {p for p in watching if (p.table_id, p.user_id) not in allowed}
+        for phone in shut:
+            phone.may_watch = False
+            await phone.deliver(phone.last_version, None)
+        quiet = time.monotonic() - seconds("TOEPEN_HEARTBEAT_SECONDS") / 2
+        for phone in phones:
+            if phone not in shut and phone.sent_at < quiet:
+                try:
+                    await phone.beat()
+                except Exception:
+                    log.warning("a heartbeat could not be sent", exc_info=True)
 
     async def catch_up(self) -> None:
         """Render any table whose phones here are behind the database: a change whose views
@@ -277,7 +308,7 @@ def shared_layer() -> bool:
 
 def render_all(
     phones: list[Phone], table_id: int, version: int, state: TableState | None
-) -> list[tuple[Phone, int, str]]:
+) -> list[tuple[Phone, int, str | None]]:
     """Each phone's view of `version` (or newer), from `state` when given, else from this
     process's snapshot of the table; phones that see the table alike share one render, and
     all share the public part of their views."""
@@ -287,13 +318,20 @@ def render_all(
     if state is None or state.table.version < version:
         state = view_state(table_id, version)
     version = state.table.version
-    frames = []
+    frames: list[tuple[Phone, int, str | None]] = []
     rendered: dict[Any, str] = {}
     shared = Shared()
     for phone in phones:
         if phone.last_version >= version:
             continue
-        key = phone_key(phone)
+        # Who shares a render comes from what the phone's holder holds in this very state, never
+        # from the seats it had at its last render: a watcher's old tab whose account has just
+        # taken a seat elsewhere is a seat holder now, and must not be rendered for the others.
+        seats = tuple(state.held_by(phone.holder))
+        if not seats and not phone.may_watch:
+            frames.append((phone, version, None))  # no seat left, and not one who may watch
+            continue
+        key = phone_key(phone, seats)
         html = rendered.get(key) if key is not None else None
         if html is None:
             html = phone.render(state, shared)
@@ -306,10 +344,10 @@ def render_all(
 Work = list[tuple[list[Phone], int, list[dict[str, Any]]]]
 
 
-def _render_from_snapshots(work: Work) -> tuple[list[tuple[Phone, int, str]], Work]:
+def _render_from_snapshots(work: Work) -> tuple[list[tuple[Phone, int, str | None]], Work]:
     """The tables whose snapshot the messages' changes move to the newest version heard of,
     rendered (no query); the others are left for `_render_tables`."""
-    frames: list[tuple[Phone, int, str]] = []
+    frames: list[tuple[Phone, int, str | None]] = []
     left: Work = []
     for phones, table_id, messages in work:
         version = max(m["version"] for m in messages)
@@ -342,7 +380,7 @@ def _moved_on(
 
 
 @database_sync_to_async
-def _render_tables(work: Work) -> list[tuple[Phone, int, str]]:
+def _render_tables(work: Work) -> list[tuple[Phone, int, str | None]]:
     """Each table's phones at the newest version heard of (in the worker thread: the snapshot
     could not be moved on by the changes on the loop): a deal moves it on with its hand's row,
     anything else reads the table from the database."""
@@ -358,14 +396,15 @@ def _render_tables(work: Work) -> list[tuple[Phone, int, str]]:
     return frames
 
 
-def phone_key(phone: Any) -> Any:
-    """Phones with this key see the same view: watchers, by language and what they may do."""
-    if phone.seats:
+def phone_key(phone: Any, seats: tuple[int, ...]) -> Any:
+    """Phones with this key see the same view: watchers (holding no seat in the state rendered,
+    `seats`), by language and what they may do. A seat holder's view is her own."""
+    if seats:
         return None
     return ("watching", phone.language, phone.can_start)
 
 
-async def send_all(frames: list[tuple[Phone, int, str]]) -> None:
+async def send_all(frames: list[tuple[Phone, int, str | None]]) -> None:
     for phone, version, html in frames:
         try:
             await phone.deliver(version, html)

@@ -80,11 +80,11 @@ def card_html(card: Any) -> str:
     )
 
 
-def error_html(message: str) -> str:
-    """A refusal (`message` already translated)."""
+def error_html(message: str, code: str = "", action_id: str = "") -> str:
+    """A refusal (`message` already translated), with its code and the action it refuses."""
     return (
-        '<div id="table-error" role="alert" aria-live="assertive" hx-swap-oob="true">'
-        f"{_e(message)}</div>"
+        '<div id="table-error" role="alert" aria-live="assertive" hx-swap-oob="true"'
+        f' data-code="{_e(code)}" data-id="{_e(action_id)}">{_e(message)}</div>'
     )
 
 
@@ -281,11 +281,13 @@ def _hand(c: dict[str, Any]) -> str:
         classes = "hand can-fold" if fold_vals else "hand"
         fold = f" data-fold='{_e(fold_vals)}'" if fold_vals else ""
         cards = []
+        hand_name = _e(c["hand_name"])
         for card in c["my_cards"]:
             if card.legal:
                 cards.append(
                     '<button class="card-button is-playable" ws-send'
-                    f' hx-vals=\'{{"act": "play", "seat": {active}, "card": "{card.token}"}}\'>'
+                    f' hx-vals=\'{{"act": "play", "seat": {active}, "card": "{card.token}",'
+                    f' "hand": "{hand_name}"}}\'>'
                     f"{card_html(card)}</button>"
                 )
             else:

@@ -193,6 +193,7 @@ def _public_context(
         "status": table.status,
         # Which hand, and how many of its actions, this view shows (for a phone's own checks).
         "hand_number": state.hand_row.number if state.hand_row is not None else 0,
+        "hand_name": state.hand_name(),
         "rubber_number": state.rubber.number if state.rubber is not None else 0,
         "step": len(hand.actions) if hand is not None else 0,
         "rules": state.rules,
@@ -302,13 +303,14 @@ def _actions(
     if seat is None:
         return []
     laundry = state.laundry_open(now)
+    hand = state.hand_name()  # every button names the hand it was shown for
     buttons = []
     for action in observation.legal:
         if action.act == "play":
             continue
         if laundry != (action.act in ("exchange", "challenge")):
             continue
-        vals: dict[str, Any] = {"act": action.act, "seat": seat}
+        vals: dict[str, Any] = {"act": action.act, "seat": seat, "hand": hand}
         label = action.act
         if action.act == "challenge" and action.target is not None:
             target = state.table_seat(action.target)
@@ -319,7 +321,7 @@ def _actions(
             label = f"announce:{action.kind}"
         buttons.append(_button(action.act, label, vals))
     if laundry and seat not in state.table.laundry_ready:
-        buttons.append(_button("ready", "ready", {"type": "ready", "seat": seat}))
+        buttons.append(_button("ready", "ready", {"type": "ready", "seat": seat, "hand": hand}))
     return buttons
 
 
@@ -421,5 +423,5 @@ def render_view(
     return live_html(build_context(state, viewer, shared=shared), csrf_token)
 
 
-def render_error(message: str) -> str:
-    return error_html(message)
+def render_error(message: str, code: str = "", action_id: str = "") -> str:
+    return error_html(message, code, action_id)

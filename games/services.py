@@ -28,8 +28,9 @@ from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
-from clubs.models import Club, HouseRuleProfile, Membership
+from clubs.models import Club, HouseRuleProfile
 from games import autoplay, hub, players
+from games.access import is_member
 from games.conf import seconds
 from games.engine import Action, BadRecord, IllegalAction, parse_action
 from games.engine.rules import MAX_SEATS, HouseRules
@@ -53,6 +54,7 @@ from games.tables import (
     editable_state,
     finish_hand,
     load_state,
+    one_snapshot,
     read_state,
     remember,
 )
@@ -185,19 +187,6 @@ def _lock(table_id: int) -> Table:
     for table in _LOCKED(table_id):
         return table
     raise TableError("not_found", _("There is no such table."))
-
-
-# -- access -------------------------------------------------------------------------------------
-
-
-def is_member(user: User | None, club: Club) -> bool:
-    if user is None or not user.is_authenticated:
-        return False
-    return Membership.objects.filter(club=club, user=user, status=Membership.Status.ACTIVE).exists()
-
-
-def may_watch(table: Table, user: User | None) -> bool:
-    return table.allow_spectators and is_member(user, table.club)
 
 
 # -- tables and seats ---------------------------------------------------------------------------
@@ -534,10 +523,14 @@ def play(
     hand = state.hand
     if table.status != Table.Status.PLAYING or hand is None or hand.complete:
         raise TableError("hand_over", _("No hand is being played."))
+    check_hand(state, payload.get("hand"))
     hand_seat = state.hand_seat(seat)
     if hand_seat is None:
         raise TableError("out", _("You are out of this rubber."))
-    data = {key: value for key, value in payload.items() if key != "auto"}
+    if "auto" in payload:
+        # Only the table acts for a player ("auto" in the record); a phone never claims it.
+        raise TableError("bad_action", _("A player's action cannot claim to be automatic."))
+    data = {key: value for key, value in payload.items() if key != "hand"}
     data["seat"] = hand_seat
     if "target" in data:
         target = data["target"]
@@ -554,13 +547,22 @@ def play(
     _apply(state, action, now, ending=ending)
 
 
-def ready(table_id: int, holder: Holder, seat: int) -> int:
+def check_hand(state: TableState, named: Any) -> None:
+    """An action made on the hand `named` ("rubber/hand", as the phone's button carried it; None
+    from a caller with no phone) is refused on any other hand: a tap on a frozen screen must
+    never land on a hand its player never saw."""
+    if named is not None and named != state.hand_name():
+        raise TableError("stale_hand", _("That was meant for an earlier hand."))
+
+
+def ready(table_id: int, holder: Holder, seat: int, hand: str | None = None) -> int:
     """A player is done with the laundry; when every seat is, the window closes early."""
     with transaction.atomic():
         table = _lock(table_id)
         state = load_state(table)
         if not 0 <= seat < len(state.seats) or not holder.holds(state.seats[seat]):
             raise TableError("not_your_seat", _("That is not your seat."))
+        check_hand(state, hand)
         now = timezone.now()
         if not state.laundry_open(now):
             raise TableError("laundry_closed", _("The laundry is over."))
@@ -664,13 +666,14 @@ def _steps(state: TableState, now: datetime) -> list[Step]:
     due = [state.table_seat(hand_seat) for hand_seat in hand.due()]
     if not hand.awaiting:
         # A computer player not due may still knock, announce or fold: offered once a version,
-        # before the seat the hand waits for is asked (as games.bots expects).
+        # before the seat the hand waits for is asked (as games.bots expects). Offered whatever
+        # it may do: what it may do depends on its cards, and an offer takes the table's time.
         for hand_seat, table_seat in enumerate(state.hand_seats):
             if (
                 state.seats[table_seat].bot_level
                 and table_seat not in due
                 and table_seat not in table.bots_offered
-                and any(a.act not in LAUNDRY_ACTS for a in hand.legal_actions(hand_seat))
+                and not hand.folded[hand_seat]
             ):
                 steps.append(Step(bot_at, "bot_offer", table_seat))
     if hand.awaiting and state.rules.response_order == "simultaneous":
@@ -758,10 +761,11 @@ def fire_deadline(table_id: int, now: datetime | None = None) -> bool:
     has not changed meanwhile (else the new state has its own deadline, and the clock comes back).
     """
     now = now or timezone.now()
-    table = next(iter(_TABLE(table_id)), None)
-    if table is None or table.deadline_at is None or table.deadline_at > now:
-        return False
-    current = read_state(table)  # this version's snapshot: planning and thinking only read
+    with one_snapshot():
+        table = next(iter(_TABLE(table_id)), None)
+        if table is None or table.deadline_at is None or table.deadline_at > now:
+            return False
+        current = read_state(table)  # this version's snapshot: planning and thinking only read
     planned = _due_step(current, now)
     decision = None
     if planned is not None and planned.kind in BOT_STEPS:

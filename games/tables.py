@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import dataclasses
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import cached_property
 from typing import Any, NamedTuple
+
+from django.db import connection, transaction
 
 from games.conf import seconds
 from games.engine import Hand, HouseRules, Observation, observe, parse_action, parse_record
@@ -89,6 +92,11 @@ class TableState:
     def table_seat(self, hand_seat: int) -> int:
         return self.hand_seats[hand_seat]
 
+    def hand_name(self) -> str:
+        """The hand being played, as "rubber/hand" (what an action names it by)."""
+        rubber = self.rubber.number if self.rubber is not None else 0
+        return f"{rubber}/{self.hand_row.number if self.hand_row is not None else 0}"
+
     def held_by(self, holder: Holder) -> list[int]:
         return [seat.index for seat in self.seats if holder.holds(seat)]
 
@@ -96,9 +104,12 @@ class TableState:
         if self.hand is None:
             return None
         hand_seat = None if table_seat is None else self.hand_seat(table_seat)
-        if table_seat is not None and hand_seat is None:
-            # A player who is out of the rubber watches like a spectator.
-            return observe(self.hand, None)
+        if hand_seat is not None and self.table.status != Table.Status.PLAYING:
+            # Once the rubber is over a seat may change hands: the last hand is shown to
+            # everyone as it is to a spectator, never with its unplayed cards to whoever sits
+            # there next.
+            hand_seat = None
+        # A player who is out of the rubber watches like a spectator.
         return observe(self.hand, hand_seat)
 
     def engine_rubber(self) -> EngineRubber:
@@ -147,6 +158,22 @@ _LAST_HAND = Prepared(
     lambda rubber_id: PlayedHand.objects.filter(rubber_id=rubber_id).order_by("-number")[:1]
 )
 _HAND = Prepared(lambda hand_id: PlayedHand.objects.filter(pk=hand_id))
+
+
+@contextlib.contextmanager
+def one_snapshot() -> Iterator[None]:
+    """Reads of a table's rows that all see the database at one moment, so a version is never
+    shown with a hand from a later one (a commit between reading the table's row and its
+    hand's). Inside a transaction that locks the table nothing can change it anyway."""
+    if connection.in_atomic_block:
+        yield
+        return
+    with transaction.atomic():
+        if connection.vendor == "postgresql":
+            # READ COMMITTED gives each statement its own snapshot; this, one for all of them.
+            with connection.cursor() as cursor:
+                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+        yield
 
 
 def load_state(table: Table) -> TableState:
@@ -284,13 +311,14 @@ def view_state(table_id: int, at_least: int | None = None) -> TableState:
         cached = _views.get(table_id)
     if at_least is not None and cached is not None and cached.table.version >= at_least:
         return cached
-    table = Table.objects.select_related("club").get(pk=table_id)
-    if cached is not None and (cached.table.version, cached.table.changed_at) == (
-        table.version,
-        table.changed_at,
-    ):
-        return cached
-    state = read_state(table)
+    with one_snapshot():
+        table = Table.objects.select_related("club").get(pk=table_id)
+        if cached is not None and (cached.table.version, cached.table.changed_at) == (
+            table.version,
+            table.changed_at,
+        ):
+            return cached
+        state = read_state(table)
     with _played_lock:
         _keep(_views, table_id, state)
     return state
@@ -380,12 +408,14 @@ def change_of(state: TableState) -> dict[str, Any] | None:
     fields = {name: getattr(table, name) for name in CHANGED_FIELDS}
     for name in _MOMENTS:
         fields[name] = fields[name].isoformat() if fields[name] is not None else None
+    fields_of = {"table": fields}
     if state.base is not None:
         version, known = state.base
         actions = state.hand_row.record["actions"][known:]
         return {"base": version, "actions": actions, "table": fields}
     if state.dealt_from is not None:
-        return {"base": state.dealt_from, "deal": state.hand_row.pk, "table": fields}
+        known = len(state.hand_row.record["actions"])
+        return {"base": state.dealt_from, "deal": state.hand_row.pk, "known": known, **fields_of}
     return None
 
 
@@ -468,6 +498,12 @@ def _dealt(
     row = read(change["deal"])
     if row is None or row.rubber_id != rubber.pk:
         return None
+    # The row as it is now may hold actions of later versions (this process was slow to hear
+    # of the deal): the deal's version is the hand with the actions it was dealt with.
+    known = change["known"]
+    if len(row.record["actions"]) < known:
+        return None
+    row.record = {**row.record, "actions": row.record["actions"][:known]}
     dealt = TableState(
         table=_moved_table(state.table, change), seats=state.seats, rubber=rubber
     ).same_rules_as(state)

@@ -18,13 +18,15 @@ from accounts.models import Guest
 from clubs.qr import qr_svg
 from clubs.views import get_club_for_member
 from games import services
+from games.access import table_access
+from games.conf import seconds
 from games.consumers import HOLDER_SESSION_KEY
 from games.forms import CodeForm, JoinForm, TableForm
 from games.markup import live_html
 from games.models import Table
 from games.render import Viewer, build_context, choose_active
 from games.services import TableError
-from games.tables import Holder, load_state
+from games.tables import Holder, load_state, one_snapshot
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -78,19 +80,17 @@ def table_new(request: HttpRequest, slug: str) -> HttpResponse:
 def table_page(request: HttpRequest, code: str) -> HttpResponse:
     """The table: seated players and watching members see it live; anyone with the code may
     take a free seat (guests too); nobody else learns anything about it."""
-    table = _table(code)
-    holder = holder_for(request)
-    state = load_state(table)
-    seats = tuple(state.held_by(holder))
-    member = services.is_member(request.user, table.club)  # type: ignore[arg-type]
+    with one_snapshot():
+        table = _table(code)
+        state = load_state(table)
+    access = table_access(state, holder_for(request), request.user)
+    seats = access.seats
     free = [seat.index for seat in state.seats if seat.is_free]
     waiting = table.status in (Table.Status.WAITING, Table.Status.RUBBER_OVER)
-    if not seats and not (member and table.allow_spectators) and not (free and waiting):
+    if not access.allowed and not (free and waiting):
         raise Http404
     viewer = Viewer(
-        seats=seats,
-        active=choose_active(state, seats, None),
-        can_start=request.user.is_authenticated and table.created_by_id == request.user.pk,
+        seats=seats, active=choose_active(state, seats, None), can_start=access.can_start
     )
     context = build_context(state, viewer)
     context["live_html"] = mark_safe(live_html(context, get_token(request)))  # noqa: S308
@@ -103,6 +103,7 @@ def table_page(request: HttpRequest, code: str) -> HttpResponse:
     context.update(
         {
             "ws_path": f"/ws/tables/{table.code}/",
+            "heartbeat": f"{seconds('TOEPEN_HEARTBEAT_SECONDS'):g}",
             "join_form": JoinForm(initial={"name": "" if seats else default_name}),
             "free_seats": free if waiting else [],
             "qr": qr_svg(request.build_absolute_uri(table.get_absolute_url())),

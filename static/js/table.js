@@ -39,6 +39,16 @@
     if (socket) socket.send(JSON.stringify(frame));
   }
 
+  // The server beats at least every TOEPEN_HEARTBEAT_SECONDS; a phone that hears nothing for
+  // longer says so on screen and asks, and reconnects when nothing answers (sync).
+  var BEAT_MS = (+page.dataset.heartbeat || 10) * 1000;
+  var watchdog = null;
+  function listen() {
+    clearTimeout(watchdog);
+    if (!open) return;
+    watchdog = setTimeout(function () { setOffline(true); sync(); }, BEAT_MS * 1.5);
+  }
+
   function sync() {
     send({ type: "sync" });
     // A socket that sleeps with the phone may look open and be dead: no answer, new socket.
@@ -46,20 +56,44 @@
     syncTimer = setTimeout(function () { if (socket) { fresh = true; socket.reconnect(); } }, 4000);
   }
 
+  // -- actions the server has not confirmed ----------------------------------------------------
+  // An action is kept until the server says it took it ({"ack": id}) or refused it (an error
+  // naming its id). It is sent again, with the same id, after a reconnect and when the server
+  // answers "retry" (its database was away): the server applies an id once, so a resend is safe.
+  var pending = {};
+  var RETRY_MS = [300, 1000, 2500, 5000];
+
+  function keep(frame) {
+    if (frame && frame.id && (frame.act || frame.type === "ready")) pending[frame.id] = { frame: frame, tries: 0 };
+  }
+  function resendAll() {
+    Object.keys(pending).forEach(function (id) { send(pending[id].frame); });
+  }
+  function retry(id) {
+    var p = pending[id];
+    if (!p) return;
+    if (p.tries >= RETRY_MS.length) { delete pending[id]; return; }
+    setTimeout(function () { if (pending[id] && open) send(p.frame); }, RETRY_MS[p.tries++]);
+  }
+
   // -- the socket ------------------------------------------------------------------------------
   document.body.addEventListener("htmx:wsConfigSend", function (e) {
     var p = e.detail.parameters;
-    if (p && p.act && !p.id) p.id = actionId();
+    if (p && (p.act || p.type === "ready") && !p.id) p.id = actionId();
+    keep(p);
   });
   document.body.addEventListener("htmx:wsOpen", function (e) {
     socket = e.detail.socketWrapper;
     open = true;
     fresh = true;
     setOffline(false);
+    listen();
+    resendAll();
   });
   document.body.addEventListener("htmx:wsClose", function (e) {
     var code = e.detail.event && e.detail.event.code;
     open = false;
+    clearTimeout(watchdog);
     setOffline(true);
     // htmx retries 1006/1011/1012/1013 by itself; a clean close from a restarting server (1001,
     // 1000) is retried here. 4xxx is the table saying no: no retry.
@@ -67,7 +101,22 @@
   });
   document.body.addEventListener("htmx:wsBeforeMessage", function (e) {
     clearTimeout(syncTimer);
-    var m = /id="table-live"[^>]*data-version="(\d+)"/.exec(e.detail.message);
+    listen();
+    var text = e.detail.message;
+    if (text.charAt(0) === "{") {
+      // Not a view: the server's word on an action, or its heartbeat.
+      e.preventDefault();
+      var word = JSON.parse(text);
+      if (word.ack) delete pending[word.ack];
+      if (open) setOffline(false);
+      return;
+    }
+    var refused = /id="table-error"[^>]*data-code="([^"]*)" data-id="([^"]*)"/.exec(text);
+    if (refused && refused[2]) {
+      if (refused[1] === "retry") retry(refused[2]);
+      else delete pending[refused[2]];
+    }
+    var m = /id="table-live"[^>]*data-version="(\d+)"/.exec(text);
     if (!m) return;
     var version = +m[1];
     if (last && version < last.version) {
@@ -78,6 +127,7 @@
     fresh = false;
   });
   document.body.addEventListener("htmx:wsAfterMessage", function () {
+    if (open) setOffline(false);
     var el = live();
     if (!el) return;
     var now = read(el);
@@ -225,6 +275,7 @@
     if (fold) {
       var frame = JSON.parse(fold);
       frame.id = actionId();
+      keep(frame);
       send(frame);
       h.classList.add("is-folding");
     } else {

@@ -49,6 +49,7 @@ def _next_move(table_id: int, rng: random.Random, knock_rate: float) -> Move | s
     payload = action.to_json()
     payload["seat"] = seat.index
     payload["id"] = uuid.uuid4().hex
+    payload["hand"] = state.hand_name()  # as the phone's button names it
     return Move(seat.index, payload, table.version)
 
 

@@ -27,6 +27,8 @@ from toepen_site.asgi import application
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
+HAND = "1/1"  # the first hand of the first rubber, as a phone's buttons name it
+
 
 @database_sync_to_async
 def started_table(klaver: Club4, allow_spectators: bool = True) -> Table:
@@ -72,13 +74,17 @@ async def test_bad_frames_get_an_error_on_that_socket_only_and_change_nothing(
 
     await refused(anna, "knock please", "not JSON")
     await refused(anna, "[1, 2]", "JSON object")
-    await refused(anna, {"act": "shout", "seat": 0, "id": "a1"}, "unknown act")
-    await refused(anna, {"act": "knock", "seat": 1, "id": "a2"}, "not your seat")
-    await refused(anna, {"act": "knock", "seat": "0", "id": "a3"}, "not your seat")
-    await refused(anna, {"act": "knock", "seat": 0}, "needs an id")
-    await refused(anna, {"act": "play", "seat": 0, "card": "11H", "id": "a4"}, "not one of the 32")
+    await refused(anna, {"act": "shout", "seat": 0, "id": "a1", "hand": HAND}, "unknown act")
+    await refused(anna, {"act": "knock", "seat": 1, "id": "a2", "hand": HAND}, "not your seat")
+    await refused(anna, {"act": "knock", "seat": "0", "id": "a3", "hand": HAND}, "not your seat")
+    await refused(anna, {"act": "knock", "seat": 0, "hand": HAND}, "needs an id")
+    await refused(
+        anna,
+        {"act": "play", "seat": 0, "card": "11H", "id": "a4", "hand": HAND},
+        "not one of the 32",
+    )
     await refused(anna, {"type": "teleport"}, "unknown frame type")
-    await refused(anna, {"act": "knock", "seat": 0, "id": "x" * 5000}, "too large")
+    await refused(anna, {"act": "knock", "seat": 0, "id": "x" * 5000, "hand": HAND}, "too large")
     await anna.communicator.send_to(bytes_data=b"\x00\x01")
     replies = [await anna.receive()]
     while "table-live" in replies[-1]:
@@ -109,7 +115,7 @@ async def test_an_illegal_move_is_refused_with_the_engines_reason(klaver: Club4)
 
     card, reason = await card_she_does_not_hold()
     before = await version_of(table)
-    await refused(anna, {"act": "play", "seat": 0, "card": card, "id": "b1"}, reason)
+    await refused(anna, {"act": "play", "seat": 0, "card": card, "id": "b1", "hand": HAND}, reason)
     assert await version_of(table) == before
     await anna.close()
 
@@ -148,7 +154,7 @@ async def test_a_repeated_action_id_is_applied_once(klaver: Club4) -> None:
         assert state.hand is not None
         seat = state.hand_seat(1)
         if any(a.act == "knock" for a in state.hand.legal_actions(seat)):
-            return {"act": "knock", "seat": 1, "id": "same-id-twice"}
+            return {"act": "knock", "seat": 1, "id": "same-id-twice", "hand": HAND}
         return None
 
     frame = await knock_frame()
@@ -248,7 +254,9 @@ async def test_a_dutch_player_is_refused_in_dutch(klaver: Club4) -> None:
 
     await speaks_dutch()
     anna = await connect(klaver.anna, table.code)
-    await refused(anna, {"act": "knock", "seat": 1, "id": "nl1"}, "Dat is niet jouw plaats.")
+    await refused(
+        anna, {"act": "knock", "seat": 1, "id": "nl1", "hand": HAND}, "Dat is niet jouw plaats."
+    )
     await anna.close()
 
 

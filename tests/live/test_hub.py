@@ -43,12 +43,25 @@ class FakePhone:
     can_start: bool = False
     last_version: int = -1
     holder: Holder = field(default_factory=Holder)
+    may_watch: bool = True
+    user_id: int | None = None
+    sent_at: float = 0.0
     renders: int = 0
     delivered: list[int] = field(default_factory=list)
 
-    async def deliver(self, version: int, html: str) -> None:
+    def __post_init__(self) -> None:
+        if self.seats and self.holder == Holder():
+            # The browser of the person in that seat of `four_people_table` (the hub asks the
+            # state what a holder holds, never the seats a phone had before).
+            name = ("anna", "bram", "cas", "dirk")[self.seats[0]]
+            self.holder = Holder(key=f"phone-of-{name}")
+
+    async def deliver(self, version: int, html: str | None) -> None:
         self.delivered.append(version)
         self.last_version = version
+
+    async def beat(self) -> None:
+        pass
 
     def render(self, state: TableState, shared: Shared | None = None) -> str:
         self.renders += 1

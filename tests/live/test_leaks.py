@@ -9,10 +9,27 @@ from clubs.models import HouseRuleProfile
 from games import services
 from games.engine import HouseRules
 from games.models import PlayedHand, Rubber, RubberPlayer, Table
-from tests.live.conftest import Club4, aseat_people, connect, live_attrs, member
+from games.tables import Holder, load_state
+from tests.live.conftest import (
+    Club4,
+    Person,
+    aseat_people,
+    connect,
+    live_attrs,
+    make_session,
+    member,
+)
 from tests.live.driver import assert_no_leaks, play_rubber
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
+
+
+def holder_of(person: Person) -> Holder:
+    return Holder(
+        user_id=person.user.pk if person.user else None,
+        guest_id=person.guest.pk if person.guest else None,
+        key=person.holder_key,
+    )
 
 
 @database_sync_to_async
@@ -142,3 +159,89 @@ async def test_a_finished_rubber_is_stored_with_its_hands_and_standings(klaver: 
     assert [p.won for p in players] == [seat == rubber.winner for seat in range(4)]
     assert (await database_sync_to_async(Table.objects.get)(pk=table.pk)).status == "rubber_over"
     await phone.close()
+
+
+async def test_stale_watcher_tabs_of_a_member_who_sits_down_elsewhere_leak_nothing_to_watchers(
+    klaver: Club4,
+) -> None:
+    # Bram watches in three tabs, then takes a seat from another device under the same
+    # account: his old tabs become seat holders, and none of their views may go to Femke.
+    table = await open_table(klaver, bots={2: "easy", 3: "easy"})
+    femke = await database_sync_to_async(member)(klaver.club, "femke")
+    gijs = await database_sync_to_async(member)(klaver.club, "gijs")
+    tabs = [await connect(klaver.bram, table.code) for _ in range(3)]
+    watchers = [await connect(femke, table.code), await connect(gijs, table.code)]
+    other_device = Person("bram", user=klaver.bram.user, holder_key="bram-other-device")
+    other_device.session_key = await database_sync_to_async(make_session)(
+        klaver.bram.user, holder=other_device.holder_key
+    )
+    await database_sync_to_async(services.take_seat)(
+        table.pk, 1, Holder(user_id=klaver.bram.user.pk, key=other_device.holder_key), "Bram"
+    )
+    anna = await connect(klaver.anna, table.code)
+    bram = await connect(other_device, table.code)
+    await database_sync_to_async(services.start_rubber)(table.pk, klaver.anna.user)
+    await play_rubber(table.pk, {0: anna, 1: bram}, seed=11)
+    checked = 0
+    for watcher in watchers:
+        await watcher.drain()
+        checked += await assert_no_leaks(table.pk, watcher, None)
+        await watcher.close()
+    assert checked > 20
+    for tab in tabs:
+        await tab.drain()
+        # His own tabs may show his own cards, never anyone else's.
+        assert await assert_no_leaks(table.pk, tab, 1) > 10
+        await tab.close()
+    await anna.close()
+    await bram.close()
+
+
+def end_rubber_by_folds(table: Table, people: dict[int, Person]) -> list[int]:
+    """Each hand: someone knocks and everyone else folds, until the rubber is over; the seats
+    whose cards were left unplayed in its last hand (the winner's)."""
+    for _ in range(10):
+        state = load_state(Table.objects.get(pk=table.pk))
+        if state.table.status == Table.Status.RUBBER_OVER:
+            assert state.hand is not None
+            return [s for s in state.hand_seats if state.hand.hands[state.hand_seat(s)]]
+        hand = state.hand
+        assert hand is not None
+        if hand.complete:
+            services.fire_deadline(table.pk)  # the next deal
+            continue
+        knocker = next(
+            s for s in range(hand.n) if "knock" in {a.act for a in hand.legal_actions(s)}
+        )
+        seat = state.table_seat(knocker)
+        services.act(table.pk, holder_of(people[seat]), seat, {"act": "knock"}, f"k{_}")
+        awaiting = load_state(Table.objects.get(pk=table.pk)).hand.awaiting
+        for hand_seat in awaiting:
+            seat = state.table_seat(hand_seat)
+            services.act(table.pk, holder_of(people[seat]), seat, {"act": "fold"}, f"f{_}{seat}")
+    raise AssertionError("the rubber did not end")
+
+
+async def test_whoever_sits_down_after_a_rubber_never_sees_the_last_occupants_cards(
+    klaver: Club4,
+) -> None:
+    table = await database_sync_to_async(services.create_table)(
+        club=klaver.club, user=klaver.anna.user, seat_count=3, holder_key=klaver.anna.holder_key
+    )
+    people = {0: klaver.anna, 1: klaver.bram, 2: klaver.cas}
+    await aseat_people(table.pk, [(1, klaver.bram), (2, klaver.cas)])
+    await database_sync_to_async(services.start_rubber)(table.pk, klaver.anna.user)
+    holding = await database_sync_to_async(end_rubber_by_folds)(table, people)
+    assert holding, "the last hand was played out: nothing to test"
+    seat = holding[0]
+    await database_sync_to_async(services.leave_seat)(table.pk, seat, holder_of(people[seat]))
+    femke = await database_sync_to_async(member)(klaver.club, "femke")
+    await aseat_people(table.pk, [(seat, femke)])
+    newcomer = await connect(femke, table.code)
+    await newcomer.drain()
+    # She holds the seat now, but of the last hand she may see only what a spectator saw:
+    # here, with every card unplayed, not one card.
+    views = [live_attrs(f) for f in newcomer.frames if "table-live" in f]
+    assert views and all(v["hand"] != "0" for v in views)
+    await assert_no_leaks(table.pk, newcomer, None)
+    await newcomer.close()

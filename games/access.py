@@ -1,0 +1,64 @@
+"""Who may look at a table: one check for the table page and the websocket alike.
+
+A phone sees a table live while it holds a seat there, or while its user is an active member
+of the table's club and the table lets members watch. Both can change while a socket is open
+(a guest leaves her seat, an admin removes a member), so the hub asks again: the seats at
+every render, the membership at every heartbeat round (`watchers_allowed`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from clubs.models import Club, Membership
+from games.models import Table
+from games.tables import Holder, TableState
+
+
+@dataclass(frozen=True)
+class Access:
+    seats: tuple[int, ...]
+    may_watch: bool
+    can_start: bool
+
+    @property
+    def allowed(self) -> bool:
+        return bool(self.seats) or self.may_watch
+
+
+def is_member(user: Any, club: Club) -> bool:
+    if user is None or not user.is_authenticated:
+        return False
+    return Membership.objects.filter(club=club, user=user, status=Membership.Status.ACTIVE).exists()
+
+
+def may_watch(table: Table, user: Any) -> bool:
+    return table.allow_spectators and is_member(user, table.club)
+
+
+def table_access(state: TableState, holder: Holder, user: Any) -> Access:
+    """What `holder` (speaking for `user`, who may be anonymous) may do at `state`'s table."""
+    table = state.table
+    member = user if user is not None and user.is_authenticated else None
+    return Access(
+        seats=tuple(state.held_by(holder)),
+        may_watch=may_watch(table, member),
+        can_start=member is not None and table.created_by_id == member.pk,
+    )
+
+
+def watchers_allowed(asked: Iterable[tuple[int, int]]) -> set[tuple[int, int]]:
+    """Of these (table, user) pairs, those whose user may watch that table now: one query for
+    every watching phone of a process."""
+    asked = set(asked)
+    if not asked:
+        return set()
+    rows = Membership.objects.filter(
+        status=Membership.Status.ACTIVE,
+        user_id__in={user for _, user in asked},
+        club__tables__pk__in={table for table, _ in asked},
+        club__tables__allow_spectators=True,
+    ).values_list("club__tables__pk", "user_id")
+    return asked & set(rows)
