@@ -1,0 +1,84 @@
+"""Access is asked again while a socket is open: a seat given up, a member removed."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from channels.db import database_sync_to_async
+
+from clubs.models import Membership
+from clubs.services import remove_member
+from games import hub, services
+from games.consumers import CLOSE_NOT_ALLOWED
+from games.models import Table
+from tests.live.conftest import Club4, Phone, aseat_people, connect, guest, member
+from tests.live.test_leaks import holder_of
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
+
+
+async def closed_with(phone: Phone, timeout: float = 3) -> Any:
+    """The close code the phone's socket ends with (views may come before it)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while loop.time() < deadline:
+        output = await phone.communicator.receive_output(timeout=deadline - loop.time())
+        if output["type"] == "websocket.close":
+            return output.get("code")
+    raise AssertionError("the socket stayed open")
+
+
+@database_sync_to_async
+def waiting_table(klaver: Club4, allow_spectators: bool) -> Table:
+    return services.create_table(
+        club=klaver.club,
+        user=klaver.anna.user,
+        bots={2: "easy", 3: "easy"},
+        allow_spectators=allow_spectators,
+        holder_key=klaver.anna.holder_key,
+    )
+
+
+async def test_a_guest_who_leaves_her_seat_at_a_table_without_watchers_hears_no_more(
+    klaver: Club4,
+) -> None:
+    table = await waiting_table(klaver, allow_spectators=False)
+    fenna = await database_sync_to_async(guest)("Fenna")
+    await aseat_people(table.pk, [(1, fenna)])
+    phone = await connect(fenna, table.code)
+    await database_sync_to_async(services.leave_seat)(table.pk, 1, holder_of(fenna))
+    assert await closed_with(phone) == CLOSE_NOT_ALLOWED
+    # Another change at the table: nothing of it reaches her.
+    bram = klaver.bram
+    await aseat_people(table.pk, [(1, bram)])
+    assert await phone.communicator.receive_nothing(timeout=0.3)
+
+
+async def test_a_member_who_leaves_her_seat_at_a_table_members_may_watch_keeps_watching(
+    klaver: Club4,
+) -> None:
+    table = await waiting_table(klaver, allow_spectators=True)
+    await aseat_people(table.pk, [(1, klaver.bram)])
+    phone = await connect(klaver.bram, table.code)
+    await database_sync_to_async(services.leave_seat)(table.pk, 1, holder_of(klaver.bram))
+    view = await phone.receive()
+    assert 'id="table-live"' in view and 'data-seats=""' in view
+
+
+async def test_a_watching_member_removed_from_the_club_is_shut_out_at_the_next_heartbeat(
+    klaver: Club4, settings: Any
+) -> None:
+    settings.TOEPEN_HEARTBEAT_SECONDS = 0.2
+    table = await waiting_table(klaver, allow_spectators=True)
+    femke = await database_sync_to_async(member)(klaver.club, "femke")
+    watcher = await connect(femke, table.code)
+    still = await connect(klaver.cas, table.code)
+    membership = await database_sync_to_async(Membership.objects.get)(user=femke.user)
+    await database_sync_to_async(remove_member)(membership)
+    assert await closed_with(watcher) == CLOSE_NOT_ALLOWED
+    # Cas is still a member: he stays, and hears the heartbeat.
+    assert await still.receive(timeout=2) == '{"beat":1}'
+    assert hub.get().phones_at(table.pk)  # Cas's phone is still there
+    await still.close()
