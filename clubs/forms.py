@@ -1,4 +1,3 @@
-import json
 import re
 from typing import Any
 
@@ -9,6 +8,7 @@ from django.utils.translation import gettext_lazy
 
 from clubs.house_rules import BUILT_IN_NAMES, FIELD_TEXT, GROUPS, default_label, error_text
 from clubs.models import NAME_MAX, Club, HouseRuleProfile
+from games.engine.jsontext import UnreadableJson, read_json
 from games.engine.rules import BUILT_IN_PROFILES, FIELDS, HouseRules, RulesError
 
 IMPORT_MAX_BYTES = 64 * 1024
@@ -204,6 +204,17 @@ class HouseRulesForm(forms.Form):
         return cleaned
 
 
+def _unreadable_text(error: UnreadableJson) -> str:
+    if error.code == "number":
+        return _("This JSON holds a number too long to read.")
+    if error.code == "depth":
+        return _("This JSON is nested too deep to read.")
+    return _("This is not valid JSON (line %(line)d, column %(column)d).") % {
+        "line": error.line,
+        "column": error.column,
+    }
+
+
 class ImportProfileForm(forms.Form):
     """A profile from JSON: the export's {"name", "rules"} or a bare rules object."""
 
@@ -246,13 +257,9 @@ class ImportProfileForm(forms.Form):
         if raw is None:
             return cleaned
         try:
-            data = json.loads(raw)
-        except json.JSONDecodeError as error:
-            self.add_error(
-                None,
-                _("This is not valid JSON (line %(line)d, column %(column)d).")
-                % {"line": error.lineno, "column": error.colno},
-            )
+            data = read_json(raw)
+        except UnreadableJson as error:
+            self.add_error(None, _unreadable_text(error))
             return cleaned
         file_name = ""
         if isinstance(data, dict) and isinstance(data.get("rules"), dict):

@@ -10,6 +10,7 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from games.engine.jsontext import long_number_digits, shown
 from games.engine.rules import BUILT_IN_PROFILES, FIELDS, RulesError
 
 
@@ -178,7 +179,14 @@ def error_message(error: RulesError) -> str:
     """The engine's complaint in the reader's language, from its code and values."""
     params = error.params
     value = params.get("value")
-    shown = "null" if value is None else repr(value) if isinstance(value, str) else str(value)
+    digits = long_number_digits(value)
+    quoted = (
+        "null"
+        if value is None
+        else _("a number of %(digits)d digits") % {"digits": digits}
+        if digits is not None
+        else shown(value)
+    )
     if error.code == "unknown":
         return _("unknown house rule")
     if error.code == "null":
@@ -187,14 +195,17 @@ def error_message(error: RulesError) -> str:
         return _("must be true or false")
     if error.code == "choice":
         options = ", ".join(str(option) for option in params.get("options", ()))  # type: ignore[attr-defined]
-        return _("must be one of %(options)s, not %(value)s") % {"options": options, "value": shown}
+        return _("must be one of %(options)s, not %(value)s") % {
+            "options": options,
+            "value": quoted,
+        }
     if error.code == "integer":
-        return _("must be a whole number, not %(value)s") % {"value": shown}
+        return _("must be a whole number, not %(value)s") % {"value": quoted}
     if error.code == "range":
         return _("must be from %(low)s to %(high)s, not %(value)s") % {
             "low": params["minimum"],
             "high": params["maximum"],
-            "value": shown,
+            "value": quoted,
         }
     return _("a house-rule profile must be a JSON object")
 

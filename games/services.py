@@ -290,6 +290,8 @@ def leave_seat(table_id: int, index: int, holder: Holder) -> int:
         table = _lock(table_id)
         if table.status == Table.Status.PLAYING:
             raise TableError("playing", _("You cannot leave during a rubber."))
+        if not 0 <= index < table.seat_count:
+            raise TableError("bad_seat", _("There is no such seat."))
         seat = Seat.objects.get(table=table, index=index)
         if not holder.holds(seat):
             raise TableError("not_your_seat", _("That is not your seat."))

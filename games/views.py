@@ -6,6 +6,7 @@ import secrets
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse
 from django.middleware.csrf import get_token
 from django.shortcuts import get_object_or_404, redirect, render
@@ -13,6 +14,7 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from accounts.guests import SESSION_KEY as GUEST_SESSION_KEY
 from accounts.guests import get_guest, get_or_create_guest
 from accounts.models import Guest
 from clubs.qr import qr_svg
@@ -128,21 +130,26 @@ def table_join(request: HttpRequest, code: str) -> HttpResponse:
     index = form.cleaned_data["seat"]
     if index is None:
         index = free[0] if free else -1
+    session_guest = request.session.get(GUEST_SESSION_KEY)
     try:
-        if request.user.is_authenticated and not already:
-            holder = Holder(user_id=request.user.pk, key=key)
-        elif not already:
-            guest = get_or_create_guest(request, name)
-            holder = Holder(guest_id=guest.pk, key=key)
-        else:
-            # Another player on this phone (a shared phone): a guest of her own.
-            companion = Guest.objects.create(display_name=" ".join(name.split())[:40])
-            holder = Holder(guest_id=companion.pk, key=key)
-        services.take_seat(table.pk, index, holder, name)
-    except TableError as error:
-        messages.error(request, error.message)
-    except ValueError as error:
-        messages.error(request, str(error))
+        # The guest is made in the seat's transaction: a refused seat leaves no guest behind.
+        with transaction.atomic():
+            if request.user.is_authenticated and not already:
+                holder = Holder(user_id=request.user.pk, key=key)
+            elif not already:
+                guest = get_or_create_guest(request, name)
+                holder = Holder(guest_id=guest.pk, key=key)
+            else:
+                # Another player on this phone (a shared phone): a guest of her own.
+                companion = Guest.objects.create(display_name=" ".join(name.split())[:40])
+                holder = Holder(guest_id=companion.pk, key=key)
+            services.take_seat(table.pk, index, holder, name)
+    except (TableError, ValueError) as error:
+        # A guest made and rolled back may still be named in the session; its id can be
+        # given to someone else's guest next (SQLite reuses it), so the session forgets it.
+        if session_guest is None:
+            request.session.pop(GUEST_SESSION_KEY, None)
+        messages.error(request, error.message if isinstance(error, TableError) else str(error))
     return redirect(table)
 
 

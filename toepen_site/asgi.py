@@ -13,12 +13,13 @@ from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E40
 
 from games.clock import start_with_server  # noqa: E402
 from games.routing import websocket_urlpatterns  # noqa: E402
+from toepen_site.unavailable import DatabaseDownGuard  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
         "websocket": AllowedHostsOriginValidator(
-            AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
+            DatabaseDownGuard(AuthMiddlewareStack(URLRouter(websocket_urlpatterns)))
         ),
     }
 )

@@ -14,3 +14,6 @@ urlpatterns = [
     path("", include("clubs.urls")),
     path("", include("games.urls")),
 ]
+
+# A database out of reach gets a 503 page that says to try again (and a warning, not an error).
+handler500 = "toepen_site.unavailable.server_error"

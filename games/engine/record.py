@@ -10,6 +10,7 @@ from .actions import ACTS, ANNOUNCE, CHALLENGE, EXCHANGE, FOLD, KNOCK, PLAY, STA
 from .cards import _BY_TOKEN
 from .errors import BadRecord, IllegalAction
 from .hand import CARDS_PER_PLAYER, Hand
+from .jsontext import UnreadableJson, read_json
 from .rules import CLASSIC, MAX_SEATS, HouseRules, RulesError
 
 FORMAT: Final = "toepen-hand/1"
@@ -202,14 +203,14 @@ def read_records(text: str, single_document: bool) -> Iterator[object | BadRecor
     """The records of a file: one JSON document, or one per line (blank lines skipped)."""
     if single_document:
         try:
-            yield json.loads(text)
-        except ValueError as error:
+            yield read_json(text)
+        except UnreadableJson as error:
             yield BadRecord(f"not JSON: {error}")
         return
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:
-            yield json.loads(line)
-        except ValueError as error:
+            yield read_json(line)
+        except UnreadableJson as error:
             yield BadRecord(f"line {number}: not JSON: {error}")

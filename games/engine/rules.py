@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
+from .jsontext import shown
+
 EndCondition = Literal["first_out", "last_standing"]
 CleanHand = Literal["four_face", "face_and_one_seven"]
 ChallengeScoring = Literal["single", "each_challenger"]
@@ -116,14 +118,17 @@ class FieldSpec:
                 options = ", ".join(str(choice) for choice in self.choices)
                 raise RulesError(
                     self.name,
-                    f"must be one of {options}, not {value!r}",
+                    f"must be one of {options}, not {shown(value)}",
                     "choice",
                     {"options": self.choices, "value": value},
                 )
             return
         if isinstance(value, bool) or not isinstance(value, int):
             raise RulesError(
-                self.name, f"must be a whole number, not {value!r}", "integer", {"value": value}
+                self.name,
+                f"must be a whole number, not {shown(value)}",
+                "integer",
+                {"value": value},
             )
         if (
             self.minimum is not None
@@ -132,7 +137,7 @@ class FieldSpec:
         ):
             raise RulesError(
                 self.name,
-                f"must be from {self.minimum} to {self.maximum}, not {value}",
+                f"must be from {self.minimum} to {self.maximum}, not {shown(value)}",
                 "range",
                 {"minimum": self.minimum, "maximum": self.maximum, "value": value},
             )

@@ -110,6 +110,47 @@ def test_broken_json_gets_a_clear_message(club, text, expected):
     assert expected in " ".join(upload.non_field_errors())
 
 
+# Python reads at most 4,300 digits of a number and nests only so deep; past that json.loads
+# raises ValueError or RecursionError, not JSONDecodeError.
+LONG_NUMBER = '{"starting_lives": ' + "1" * 4400 + "}"
+DEEP_NESTING = '{"starting_lives": ' + "[" * 20_000 + "]" * 20_000 + "}"
+UNREADABLE_JSON = [
+    (LONG_NUMBER, "holds a number too long to read"),
+    (DEEP_NESTING, "is nested too deep to read"),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), UNREADABLE_JSON)
+def test_pasted_json_too_long_or_too_deep_to_read_gets_a_clear_message(club, text, expected):
+    upload = ImportProfileForm(club, {"name": "x", "text": text})
+    assert not upload.is_valid()
+    assert expected in " ".join(upload.non_field_errors())
+
+
+@pytest.mark.parametrize(("text", "expected"), UNREADABLE_JSON)
+def test_an_uploaded_file_too_long_or_too_deep_to_read_gets_a_clear_message(club, text, expected):
+    upload = ImportProfileForm(
+        club, {"name": "x"}, {"file": SimpleUploadedFile("rules.json", text.encode())}
+    )
+    assert not upload.is_valid()
+    assert expected in " ".join(upload.non_field_errors())
+
+
+def test_a_number_too_long_to_read_is_explained_in_dutch(club):
+    with translation.override("nl"):
+        upload = ImportProfileForm(club, {"name": "x", "text": LONG_NUMBER})
+        assert not upload.is_valid()
+        assert "getal dat te lang is" in " ".join(upload.non_field_errors())
+
+
+def test_a_number_too_long_for_python_in_the_form_gets_a_short_message(club):
+    form = HouseRulesForm(club, form_data(starting_lives="9" * 5000))
+    assert not form.is_valid()
+    [message] = form.errors["starting_lives"]
+    assert "Starting lives (starting_lives)" in message
+    assert len(message) < 200
+
+
 def test_a_file_that_is_not_text_is_refused(club):
     upload = ImportProfileForm(
         club, {"name": "x"}, {"file": SimpleUploadedFile("rules.json", b"\xff\xfe\x00garbage")}

@@ -201,6 +201,25 @@ def test_a_profile_that_is_not_an_object_is_an_error():
         HouseRules.from_json(["starting_lives", 10])
 
 
+def test_a_number_too_long_to_print_is_a_rules_error_with_a_short_message():
+    # Python refuses to turn an int of over 4,300 digits into text; the message must not try.
+    with pytest.raises(RulesError) as caught:
+        HouseRules.from_json({"starting_lives": 10**5000})
+    assert (caught.value.field, caught.value.code) == ("starting_lives", "range")
+    assert "5001 digits" in str(caught.value)
+    assert len(str(caught.value)) < 200
+
+
+def test_a_value_nested_too_deep_to_print_is_a_rules_error_with_a_short_message():
+    deep: list[object] = []
+    for _level in range(200_000):
+        deep = [deep]
+    with pytest.raises(RulesError) as caught:
+        HouseRules.from_json({"exchange_limit": deep})
+    assert (caught.value.field, caught.value.code) == ("exchange_limit", "integer")
+    assert len(str(caught.value)) < 200
+
+
 def test_a_profile_survives_its_json_round_trip():
     profile = HouseRules.from_json(
         {"starting_lives": 7, "suit_order": "HDSC", "max_knocks_per_player": 2}

@@ -95,6 +95,29 @@ def test_a_json_file_that_is_not_json_is_a_bad_record(tmp_path: Path) -> None:
     assert result["error"]["code"] == "bad_record"
 
 
+def test_json_too_long_or_too_deep_to_read_is_a_bad_record_not_a_traceback(
+    tmp_path: Path,
+) -> None:
+    long_number = '{"format": "toepen-hand/1", "dealer": ' + "1" * 4400 + "}"
+    deep = "[" * 20_000 + "]" * 20_000
+    lines = tmp_path / "hands.jsonl"
+    lines.write_text(f"{long_number}\n{deep}\n{json.dumps(finished_record())}\n")
+    single = tmp_path / "deep.json"
+    single.write_text(deep)
+    completed = run(str(lines), str(single))
+    assert completed.returncode == 1, completed.stderr
+    assert completed.stderr == ""
+    number, nested, good, nested_file = results(completed)
+    assert number["error"]["code"] == "bad_record"
+    assert "line 1" in number["error"]["message"]
+    assert "number too long to read" in number["error"]["message"]
+    assert nested["error"]["code"] == "bad_record"
+    assert "line 2" in nested["error"]["message"]
+    assert "nested too deep to read" in nested["error"]["message"]
+    assert good["error"] is None
+    assert "nested too deep to read" in nested_file["error"]["message"]
+
+
 def test_every_worked_example_replays_through_the_command(tmp_path: Path) -> None:
     assert EXAMPLES.is_dir(), f"the worked examples belong beside the repo at {EXAMPLES}"
     examples = sorted(EXAMPLES.glob("*.json"))

@@ -7,6 +7,7 @@ import re
 import pytest
 from django.test import Client
 
+from accounts.models import Guest
 from games import services
 from games.models import Seat, Table
 from tests.live.conftest import Club4
@@ -98,6 +99,78 @@ def test_a_taken_seat_cannot_be_taken_again(klaver: Club4) -> None:
     Client().post(f"/t/{table.code}/join/", {"name": "Fenna", "seat": "1"})
     Client().post(f"/t/{table.code}/join/", {"name": "Gijs", "seat": "1"})
     assert Seat.objects.get(table=table, index=1).name == "Fenna"
+
+
+def errors_in(caplog) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.levelname in ("ERROR", "CRITICAL")]
+
+
+def seats_of(table: Table) -> list[tuple]:
+    return list(table.seats.order_by("index").values_list("index", "name", "guest", "user"))
+
+
+@pytest.mark.parametrize("index", ["7", "99999999999999999999999"])
+def test_leaving_a_seat_that_does_not_exist_says_so_and_changes_nothing(
+    klaver: Club4, caplog, index: str
+) -> None:
+    table = waiting_table(klaver, bots={2: "easy", 3: "easy"})
+    guest = Client()
+    guest.post(f"/t/{table.code}/join/", {"name": "Fenna"})
+    before = seats_of(table)
+    response = guest.post(f"/t/{table.code}/seats/{index}/leave/", follow=True)
+    assert response.status_code == 200
+    assert "There is no such seat." in response.content.decode()
+    assert seats_of(table) == before
+    assert not errors_in(caplog)
+
+
+@pytest.mark.parametrize(
+    ("seat", "message"),
+    [
+        ("2", "That seat is taken."),
+        ("7", "There is no such seat."),
+        ("99999999999999999999999", "There is no such seat."),
+    ],
+)
+def test_a_refused_join_of_another_player_on_this_phone_creates_no_guest(
+    klaver: Club4, caplog, seat: str, message: str
+) -> None:
+    table = waiting_table(klaver, bots={2: "easy", 3: "easy"})
+    phone = Client()
+    phone.post(f"/t/{table.code}/join/", {"name": "Fenna"})
+    guests, before = Guest.objects.count(), seats_of(table)
+    response = phone.post(f"/t/{table.code}/join/", {"name": "Gijs", "seat": seat}, follow=True)
+    assert response.status_code == 200
+    assert message in response.content.decode()
+    assert Guest.objects.count() == guests
+    assert seats_of(table) == before
+    assert not errors_in(caplog)
+
+
+def test_another_player_on_this_phone_cannot_join_a_running_rubber_and_no_guest_is_made(
+    klaver: Club4, caplog
+) -> None:
+    table = waiting_table(klaver, bots={2: "easy", 3: "easy"})
+    phone = Client()
+    phone.post(f"/t/{table.code}/join/", {"name": "Fenna"})
+    services.start_rubber(table.pk, klaver.anna.user)
+    guests = Guest.objects.count()
+    response = phone.post(f"/t/{table.code}/join/", {"name": "Gijs"}, follow=True)
+    assert "Seats are taken before a rubber starts." in response.content.decode()
+    assert Guest.objects.count() == guests
+    assert not errors_in(caplog)
+
+
+def test_a_refused_first_join_of_a_guest_creates_no_guest_and_holds_none(
+    klaver: Club4, caplog
+) -> None:
+    table = waiting_table(klaver, bots={2: "easy", 3: "easy"})
+    stranger = Client()
+    response = stranger.post(f"/t/{table.code}/join/", {"name": "Gijs", "seat": "2"}, follow=True)
+    assert "That seat is taken." in response.content.decode()
+    assert not Guest.objects.exists()
+    assert "guest_id" not in stranger.session
+    assert not errors_in(caplog)
 
 
 def test_a_full_table_in_play_is_hidden_from_strangers_but_shown_to_watching_members(

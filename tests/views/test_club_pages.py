@@ -288,6 +288,32 @@ def test_a_bad_import_shows_the_error_and_creates_nothing(club, anna_client):
     assert not club.profiles.filter(name="Fout").exists()
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('{"starting_lives": ' + "1" * 4400 + "}", "holds a number too long to read"),
+        ("[" * 20_000 + "]" * 20_000, "is nested too deep to read"),
+    ],
+)
+@pytest.mark.parametrize("how", ["text", "file"])
+def test_an_import_too_long_or_too_deep_to_read_is_refused_without_an_error_in_the_log(
+    club, anna_client, caplog, how, text, expected
+):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    before = set(club.profiles.values_list("pk", flat=True))
+    posted = (
+        {"name": "Fout", "text": text}
+        if how == "text"
+        else {"name": "Fout", "file": SimpleUploadedFile("fout.json", text.encode())}
+    )
+    response = anna_client.post(url(club, "clubs:profile_import"), posted)
+    assert response.status_code == 200
+    assert expected in response.content.decode()
+    assert set(club.profiles.values_list("pk", flat=True)) == before
+    assert not [r for r in caplog.records if r.levelname in ("ERROR", "CRITICAL")]
+
+
 def test_an_admin_makes_another_profile_the_default(club, anna_client):
     anna_client.post(url(club, "clubs:profile_new"), {"source": "builtin:tournament"})
     tournament = club.profiles.get(name="Tournament")
