@@ -156,8 +156,8 @@ class TableConsumer(DirectDispatch, AsyncWebsocketConsumer):
         elif kind == "action":
             seat = self._own_seat(frame)
             self._named_hand(frame)
-            action_id = frame.pop("id", None)
-            payload = {k: v for k, v in frame.items() if k not in ("type", "seat")}
+            action_id = frame.get("id")
+            payload = {k: v for k, v in frame.items() if k not in ("type", "seat", "id")}
             services.check_action_id(action_id)
             fast = quick.get()
             outcome = None

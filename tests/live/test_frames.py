@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
@@ -301,4 +302,116 @@ async def test_a_frame_that_needs_no_database_is_answered_while_the_database_thr
     finally:
         release.set()
         await held
+    await anna.close()
+
+
+@database_sync_to_async
+def knock_frame_for(table: Table, seat: int, action_id: str) -> dict:
+    """A knock by `seat` that the engine allows now (at the start of a hand, anyone may)."""
+    from games.tables import load_state
+
+    state = load_state(Table.objects.get(pk=table.pk))
+    assert state.hand is not None
+    assert any(a.act == "knock" for a in state.hand.legal_actions(state.hand_seat(seat)))
+    return {"act": "knock", "seat": seat, "id": action_id, "hand": state.hand_name()}
+
+
+@database_sync_to_async
+def actions_of(table: Table) -> list[dict]:
+    from games.models import PlayedHand
+
+    return PlayedHand.objects.filter(rubber__table=table).latest("number").record["actions"]
+
+
+async def test_a_phone_cannot_claim_its_action_was_automatic(klaver: Club4) -> None:
+    table = await started_table(klaver)
+    bram = await connect(klaver.bram, table.code)
+    frame = await knock_frame_for(table, 1, "auto1")
+    before = await version_of(table)
+    await refused(bram, {**frame, "auto": True}, "cannot claim to be automatic")
+    await refused(bram, {**frame, "auto": False}, "cannot claim to be automatic")
+    assert await version_of(table) == before
+    assert await actions_of(table) == []
+    await bram.close()
+
+
+async def test_show_takes_only_a_whole_seat_number_of_ones_own(klaver: Club4) -> None:
+    table = await started_table(klaver)
+    anna = await connect(klaver.anna, table.code)
+    for seat in (0.0, True, "0", [0], None, 1):
+        await refused(anna, {"type": "show", "seat": seat}, "not your seat")
+    await anna.close()
+
+
+async def test_an_action_made_on_an_earlier_hand_is_refused_with_its_code(klaver: Club4) -> None:
+    table = await started_table(klaver)
+    bram = await connect(klaver.bram, table.code)
+    frame = await knock_frame_for(table, 1, "stale1")
+    before = await version_of(table)
+    # A knock tapped on a frozen screen that still showed the last rubber's first hand.
+    await refused(bram, {**frame, "hand": "0/1"}, "earlier hand")
+    assert 'data-code="stale_hand"' in bram.frames[-1]
+    await refused(bram, {k: v for k, v in frame.items() if k != "hand"}, "name the hand")
+    assert await version_of(table) == before
+    # The same knock, naming the hand it was made on, is taken.
+    await bram.send(frame)
+    await bram.drain(timeout=0.5)
+    assert await actions_of(table) == [{"seat": 1, "act": "knock"}]
+    await bram.close()
+
+
+async def test_a_database_error_during_an_action_asks_the_phone_to_send_it_again(
+    klaver: Club4, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from django.db import OperationalError
+
+    table = await started_table(klaver)
+    bram = await connect(klaver.bram, table.code)
+    frame = await knock_frame_for(table, 1, "retry1")
+    real_act = services.act
+    calls = 0
+
+    def act_once_away(*args, **kwargs):
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            raise OperationalError("server closed the connection unexpectedly")
+        return real_act(*args, **kwargs)
+
+    monkeypatch.setattr(services, "act", act_once_away)
+    await refused(bram, frame, "trying again")
+    reply = bram.frames[-1]
+    assert 'data-code="retry"' in reply and 'data-id="retry1"' in reply
+    assert await actions_of(table) == []
+    assert not [r for r in caplog.records if r.levelname in ("ERROR", "CRITICAL")]
+    # The socket is still open; the phone sends the same action again, and again after that.
+    await bram.send(frame)
+    frames = await bram.drain(timeout=0.5)
+    assert '{"ack": "retry1"}' in frames
+    await bram.send(frame)
+    frames = await bram.drain(timeout=0.5)
+    assert '{"ack": "retry1"}' in frames
+    assert await actions_of(table) == [{"seat": 1, "act": "knock"}]
+    await bram.close()
+
+
+async def test_a_quiet_phone_hears_the_heartbeat_and_none_while_the_database_is_away(
+    klaver: Club4, settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from django.db import OperationalError
+
+    settings.TOEPEN_HEARTBEAT_SECONDS = 0.2
+    table = await started_table(klaver)
+    anna = await connect(klaver.anna, table.code)
+    await anna.drain(timeout=0.1)
+    assert await anna.receive(timeout=2) == '{"beat":1}'
+
+    def away(*args, **kwargs):
+        raise OperationalError("the database is away")
+
+    # A server that cannot reach the database does not say it is fine: the phone hears
+    # nothing, and says so (static/js/table.js).
+    monkeypatch.setattr(services, "mark_seen_all", away)
+    await anna.drain(timeout=0.3)
+    assert await anna.communicator.receive_nothing(timeout=1)
     await anna.close()
