@@ -272,6 +272,36 @@ def test_another_process_moves_its_snapshot_through_a_deal_with_one_read(
     assert advance(table.pk, [change], tables.read_hand) is None
 
 
+def test_a_deal_heard_late_is_the_hand_as_dealt_not_as_it_is_now(
+    klaver: Club4, monkeypatch
+) -> None:
+    """A process that hears of a deal after the hand has moved on (it was paused) reads the
+    hand's row as it is now: its snapshot of the deal's version must still be the hand with
+    the actions it was dealt with, one state for one version."""
+    table = four_people_table(klaver)
+    published = keep_published(monkeypatch)
+    play_out_the_hand(klaver, table, published)
+    finished = published[-1]
+    assert services.fire_deadline(table.pk, timezone.now() + timedelta(hours=1))
+    dealt_state = published[-1]
+    change = change_of(dealt_state)
+    assert change is not None and "deal" in change
+    dealt_record = dealt_state.hand.record()
+    # The hand moves on in the database before this process hears of the deal.
+    state = load_state(Table.objects.get(pk=table.pk))
+    seat = state.table_seat(state.hand.to_play)
+    legal = state.hand.legal_actions(state.hand.to_play)
+    card = next(a for a in legal if a.act == "play").to_json()["card"]
+    services.act(table.pk, holder(people(klaver)[seat]), seat, {"act": "play", "card": card}, "x1")
+    tables._views.clear()
+    tables._played.clear()
+    remember(finished)
+    late = advance(table.pk, [change], tables.read_hand)
+    assert late is not None and late.table.version == dealt_state.table.version
+    assert late.hand.record() == dealt_record
+    assert late.hand_row.record["actions"] == []
+
+
 @pytest.mark.parametrize("lives", [10, 1])
 def test_another_process_moves_its_snapshot_through_the_end_of_a_hand(
     klaver: Club4, monkeypatch, lives: int
