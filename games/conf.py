@@ -17,8 +17,9 @@ DEFAULTS = {
     "TOEPEN_GRACE_SECONDS": 30.0,
     # A seat counts as connected while its phone was heard from within this time.
     "TOEPEN_PRESENCE_SECONDS": 25.0,
-    # How often a connected phone's presence is refreshed.
-    "TOEPEN_HEARTBEAT_SECONDS": 10.0,
+    # How often a connected phone's presence is refreshed, and the most a phone waits for a
+    # word from its server before it says the connection is in trouble (twice this).
+    "TOEPEN_HEARTBEAT_SECONDS": 5.0,
     # Computer players act after this pause, so people can follow the table.
     "TOEPEN_BOT_SECONDS": 1.0,
     # The end of a hand stays on the screen this long before the next deal.

@@ -244,7 +244,8 @@ class Hub:
         for phone in shut:
             phone.may_watch = False
             await phone.deliver(phone.last_version, None)
-        quiet = time.monotonic() - seconds("TOEPEN_HEARTBEAT_SECONDS") / 2
+        # A phone hears something at least every 1.25 rounds; it worries after two.
+        quiet = time.monotonic() - seconds("TOEPEN_HEARTBEAT_SECONDS") / 4
         for phone in phones:
             if phone not in shut and phone.sent_at < quiet:
                 try:

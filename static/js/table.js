@@ -39,14 +39,15 @@
     if (socket) socket.send(JSON.stringify(frame));
   }
 
-  // The server beats at least every TOEPEN_HEARTBEAT_SECONDS; a phone that hears nothing for
-  // longer says so on screen and asks, and reconnects when nothing answers (sync).
-  var BEAT_MS = (+page.dataset.heartbeat || 10) * 1000;
+  // The server says something at least every 1.25 heartbeat rounds (TOEPEN_HEARTBEAT_SECONDS);
+  // a phone that hears nothing for two says so on screen and asks, and reconnects when nothing
+  // answers (sync).
+  var BEAT_MS = (+page.dataset.heartbeat || 5) * 1000;
   var watchdog = null;
   function listen() {
     clearTimeout(watchdog);
     if (!open) return;
-    watchdog = setTimeout(function () { setOffline(true); sync(); }, BEAT_MS * 1.5);
+    watchdog = setTimeout(function () { setOffline(true); sync(); }, BEAT_MS * 2);
   }
 
   function sync() {

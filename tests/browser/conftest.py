@@ -79,6 +79,7 @@ class LiveServer:
             "TOEPEN_LAUNDRY_SECONDS": "1",
             "TOEPEN_CHALLENGE_SECONDS": "1",
             "TOEPEN_BETWEEN_HANDS_SECONDS": "2",
+            "TOEPEN_HEARTBEAT_SECONDS": "1",
             "PYTHONUNBUFFERED": "1",
         }
         self.log = folder / "daphne.log"

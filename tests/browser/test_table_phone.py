@@ -6,6 +6,7 @@ only what the page shows. Screenshots of every step are kept in test-artifacts/b
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from typing import Any
@@ -301,3 +302,82 @@ def test_chromium_reports_the_app_installable(
         assert not manifest["errors"], manifest["errors"]
     finally:
         context.close()
+
+
+def test_a_tap_lost_with_the_connection_is_sent_again_and_taken_once(phones: Phones) -> None:
+    """The socket drops right after a card is tapped, before the server hears it: the phone
+    keeps the action until the server acknowledges it, and sends it again (same id) on the
+    new socket."""
+    server = phones.server
+    table = server.seed(people=["anna"], seats=3, bots={"1": "easy", "2": "easy"}, start=True)
+    page = phones.open(session=table["people"]["anna"])
+    sent: list[dict[str, Any]] = []
+    sockets = 0
+
+    def route(ws: Any) -> None:
+        nonlocal sockets
+        sockets += 1
+        first = sockets == 1
+        upstream = ws.connect_to_server()
+
+        def from_page(message: str | bytes) -> None:
+            frame = json.loads(message)
+            if frame.get("act") == "play":
+                sent.append(frame)
+                if first:
+                    ws.close(code=1001)  # lost on the way: the server never hears it
+                    return
+            upstream.send(message)
+
+        ws.on_message(from_page)
+        upstream.on_message(lambda message: ws.send(message))
+
+    page.route_web_socket(re.compile(r"/ws/tables/"), route)
+    page.goto(f"{server.url}/t/{table['code']}/")
+    deadline = time.monotonic() + 30
+    while not page.locator(PLAYABLE).count():
+        assert time.monotonic() < deadline, "anna's turn never came"
+        if page.locator(".answer-window .action-stay").is_visible():
+            page.locator(".answer-window .action-stay").click()
+        page.wait_for_timeout(100)
+    card = page.locator(PLAYABLE).first.locator(".card").get_attribute("data-card")
+    page.locator(PLAYABLE).first.click()
+    expect(page.locator(f'#table-hand .card[data-card="{card}"]')).to_have_count(0, timeout=10_000)
+    phones.shot(page, "played-after-reconnect")
+    assert sockets >= 2
+    plays = [f for f in sent if f.get("card") == card]
+    assert len(plays) >= 2 and len({f["id"] for f in plays}) == 1, plays
+
+
+def test_a_phone_that_hears_nothing_from_its_server_says_so_and_reconnects(
+    phones: Phones,
+) -> None:
+    server = phones.server
+    table = server.seed(people=["anna"], seats=3, bots={"1": "easy", "2": "easy"})
+    page = phones.open(session=table["people"]["anna"])
+    sockets = 0
+
+    def route(ws: Any) -> None:
+        nonlocal sockets
+        sockets += 1
+        upstream = ws.connect_to_server()
+        silent = sockets == 1
+        seen = 0
+
+        def to_page(message: str | bytes) -> None:
+            nonlocal seen
+            seen += 1
+            if silent and seen > 1:
+                return  # the server (or the way to it) froze after the first view
+            ws.send(message)
+
+        upstream.on_message(to_page)
+
+    page.route_web_socket(re.compile(r"/ws/tables/"), route)
+    page.goto(f"{server.url}/t/{table['code']}/")
+    expect(page.locator("#table-live")).to_be_attached()
+    # The server beats every second here: within two the phone says it hears nothing.
+    expect(page.locator("#table-offline")).to_be_visible(timeout=5000)
+    phones.shot(page, "hears-nothing")
+    expect(page.locator("#table-offline")).to_be_hidden(timeout=15_000)
+    assert sockets >= 2, "the phone did not open a new socket"
