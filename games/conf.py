@@ -6,6 +6,8 @@ import os
 
 from django.conf import settings
 
+from games.engine.table import Pace
+
 DEFAULTS = {
     # How long after the deal players may exchange and challenge (all ready closes it early).
     "TOEPEN_LAUNDRY_SECONDS": 10.0,
@@ -25,6 +27,16 @@ DEFAULTS = {
     # The end of a hand stays on the screen this long before the next deal.
     "TOEPEN_BETWEEN_HANDS_SECONDS": 5.0,
 }
+
+
+def pace() -> Pace:
+    """The table clock's pace, from the settings."""
+    return Pace(
+        turn=seconds("TOEPEN_TURN_SECONDS"),
+        grace=seconds("TOEPEN_GRACE_SECONDS"),
+        bot=seconds("TOEPEN_BOT_SECONDS"),
+        between_hands=seconds("TOEPEN_BETWEEN_HANDS_SECONDS"),
+    )
 
 
 def seconds(name: str) -> float:

@@ -11,6 +11,7 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
 from games.engine import IllegalAction
+from games.engine.table import Refused
 
 ENGINE_REFUSALS: dict[str, Promise] = {
     "hand_over": _("The hand is over."),
@@ -31,3 +32,27 @@ ENGINE_REFUSALS: dict[str, Promise] = {
 
 def engine_message(error: IllegalAction) -> Promise | str:
     return ENGINE_REFUSALS.get(error.code, error.message)
+
+
+# The finer reasons of the table's refusals (games.engine.table.Refused.reason), as a player
+# reads them; a reason not here reads as its code.
+REASONS: dict[str, Promise] = {
+    "laundry_closed": _("The laundry window has closed."),
+    "laundry_open": _("Wait: the laundry is still open."),
+    "knocked_last": _("You knocked last; someone else must knock before you may again."),
+    "poor": _("A poor player may not knock in this hand."),
+    "knock_limit": _("You have knocked as often as the rules allow."),
+    "over_lives": _("A higher stake would be more than your lives."),
+}
+
+
+def refusal_message(refused: Refused, stake: int | None = None, lives: int | None = None) -> str:
+    """`refused` in the reader's language (`stake` and `lives`: the knock it would make and the
+    lives of who would make it, where the reader's own seat is known)."""
+    if refused.reason == "over_lives" and stake is not None and lives is not None:
+        return _("A stake of %(stake)d would be more than your %(lives)d lives.") % {
+            "stake": stake,
+            "lives": lives,
+        }
+    text = REASONS.get(refused.reason) or ENGINE_REFUSALS.get(refused.code)
+    return str(text) if text is not None else refused.message

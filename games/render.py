@@ -16,9 +16,11 @@ from typing import Any
 
 from django.utils import timezone, translation
 
-from games.engine import TOKENS, HouseRules, Observation
+from games.engine import TOKENS, Action, HouseRules, Observation
+from games.engine import table as table_rules
 from games.markup import _, error_html, live_html, speak
 from games.models import Seat, Table
+from games.refusals import refusal_message
 from games.tables import TableState
 
 SUIT_SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
@@ -110,7 +112,9 @@ def build_context(
     knock: dict[str, Any] | None = None
     fold_vals = ""
     if observation is not None and active_hand_seat is not None and observation.hand is not None:
-        playable = {a.card for a in observation.legal if a.act == "play"}
+        # Exactly the cards the table takes now (none while the laundry is open).
+        allowed = table_rules.allowed(hand, active_hand_seat, state.laundry_open(now))
+        playable = {a.card for a in allowed if a.act == "play"}
         my_cards = [card_view(card, card in playable) for card in observation.hand]
         actions = _actions(state, observation, active, now)
         knock = _knock_button(state, observation, active_hand_seat, actions, now)
@@ -304,11 +308,10 @@ def _actions(
         return []
     laundry = state.laundry_open(now)
     hand = state.hand_name()  # every button names the hand it was shown for
+    allowed = set(table_rules.allowed(state.hand, state.hand_seat(seat), laundry))
     buttons = []
     for action in observation.legal:
-        if action.act == "play":
-            continue
-        if laundry != (action.act in ("exchange", "challenge")):
+        if action.act == "play" or action not in allowed:
             continue
         vals: dict[str, Any] = {"act": action.act, "seat": seat, "hand": hand}
         label = action.act
@@ -339,29 +342,19 @@ def _knock_button(
     offered = next((a for a in actions if a["act"] == "knock"), None)
     if offered is not None:
         return {**offered, "reason": ""}
-    if state.laundry_open(now):
-        reason = _("You may knock once the laundry is over.")
-    elif observation.awaiting:
-        reason = _("Answers to the last knock are due first.")
-    else:
-        reason = _knock_reason(hand._can_knock(hand_seat) or "", observation, hand_seat)
+    try:
+        table_rules.verify(hand, Action(hand_seat, "knock"), state.laundry_open(now))
+        reason = ""  # allowed after all (the buttons and the rules agree: never shown)
+    except table_rules.Refused as refused:
+        if refused.reason == "laundry_open":
+            reason = _("You may knock once the laundry is over.")
+        elif refused.reason == "answers_awaited":
+            reason = _("Answers to the last knock are due first.")
+        else:
+            reason = refusal_message(
+                refused, stake=observation.stake + 1, lives=observation.lives[hand_seat]
+            )
     return {"act": "knock", "text": _("Knock"), "vals_json": "", "reason": reason}
-
-
-def _knock_reason(problem: str, observation: Observation, hand_seat: int) -> str:
-    """The engine's reason in the reader's language (the engine speaks English only)."""
-    if problem.startswith("you knocked last"):
-        return _("You knocked last; someone else must knock before you may again.")
-    if problem.startswith("a poor player"):
-        return _("A poor player may not knock in this hand.")
-    if problem.startswith("a stake of"):
-        return _("A stake of %(stake)d would be more than your %(lives)d lives.") % {
-            "stake": observation.stake + 1,
-            "lives": observation.lives[hand_seat],
-        }
-    if problem.startswith("you have knocked the"):
-        return _("You have knocked as often as the rules allow.")
-    return problem
 
 
 def _challenge_cost(rules: HouseRules) -> str:

@@ -29,11 +29,13 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
 from clubs.models import Club, HouseRuleProfile
-from games import autoplay, hub, players
+from games import hub, players
 from games.access import is_member
-from games.conf import seconds
+from games.conf import pace, seconds
 from games.engine import Action, BadRecord, IllegalAction, parse_action
+from games.engine import table as table_rules
 from games.engine.rules import MAX_SEATS, HouseRules
+from games.engine.table import BOT_STEPS, LAUNDRY_ACTS, Step
 from games.models import (
     ActionReceipt,
     BotLevel,
@@ -45,7 +47,7 @@ from games.models import (
     TableListener,
 )
 from games.prepared import Prepared, RowInsert, RowUpdate
-from games.refusals import engine_message
+from games.refusals import engine_message, refusal_message
 from games.tables import (
     CHANGED_FIELDS,
     Holder,
@@ -62,7 +64,6 @@ from games.tables import (
 log = logging.getLogger(__name__)
 
 ACTION_ID = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
-LAUNDRY_ACTS = ("exchange", "challenge")
 
 
 class TableError(Exception):
@@ -588,11 +589,10 @@ def _apply(state: TableState, action: Action, now: datetime, *, ending: bool = T
     """The table's own rules around the engine's, then the engine, then the stored record."""
     hand, row, table = state.hand, state.hand_row, state.table
     assert hand is not None and row is not None
-    laundry_open = state.laundry_open(now)
-    if action.act in LAUNDRY_ACTS and not laundry_open:
-        raise TableError(f"cannot_{action.act}", _("The laundry window has closed."))
-    if action.act not in LAUNDRY_ACTS and laundry_open:
-        raise TableError("laundry_open", _("Wait: the laundry is still open."))
+    try:
+        table_rules.check_window(action, state.laundry_open(now))
+    except table_rules.Refused as refused:
+        raise TableError(refused.code, refusal_message(refused)) from None
     if action.act not in LAUNDRY_ACTS and hand.laundry:
         # The window closed without an action: the engine's laundry ends with this one.
         table.laundry_until = None
@@ -625,83 +625,16 @@ def _apply(state: TableState, action: Action, now: datetime, *, ending: bool = T
 # -- deadlines ----------------------------------------------------------------------------------
 
 
-BOT_STEPS = ("bot", "bot_laundry", "bot_offer")
-
-
 class _NothingChanged(Exception):
     """A step that only noted something (a computer player declined an offer): no new version."""
 
 
-@dataclass(frozen=True)
-class Step:
-    """Something the table does by itself at `when`; `seat` is a table seat."""
-
-    when: datetime
-    kind: str  # deal, close_laundry, close_answers, bot_laundry, bot, bot_offer, auto
-    seat: int | None = None
-
-
-def _steps(state: TableState, now: datetime) -> list[Step]:
-    """Everything the table will do by itself, each with its moment: one source for both the
-    stored deadline and carrying it out, so the two can never disagree."""
-    table, hand = state.table, state.hand
-    if table.status != Table.Status.PLAYING or state.rubber is None:
-        return []
-    changed = table.changed_at
-    bot_at = changed + timedelta(seconds=seconds("TOEPEN_BOT_SECONDS"))
-    if hand is None or hand.complete:
-        if state.rubber.over:
-            return []
-        return [Step(changed + timedelta(seconds=seconds("TOEPEN_BETWEEN_HANDS_SECONDS")), "deal")]
-    if table.laundry_until is not None and hand.laundry:
-        steps = [Step(table.laundry_until, "close_laundry")]
-        if now >= table.laundry_until:
-            # The clock comes late (a busy or restarted server): the window is over, and a
-            # computer player's exchange now would be refused.
-            return steps
-        for table_seat in state.hand_seats:
-            seat = state.seats[table_seat]
-            if seat.bot_level and table_seat not in table.laundry_ready:
-                steps.append(Step(bot_at, "bot_laundry", table_seat))
-        return steps
-    steps = []
-    due = [state.table_seat(hand_seat) for hand_seat in hand.due()]
-    if not hand.awaiting:
-        # A computer player not due may still knock, announce or fold: offered once a version,
-        # before the seat the hand waits for is asked (as games.bots expects). Offered whatever
-        # it may do: what it may do depends on its cards, and an offer takes the table's time.
-        for hand_seat, table_seat in enumerate(state.hand_seats):
-            if (
-                state.seats[table_seat].bot_level
-                and table_seat not in due
-                and table_seat not in table.bots_offered
-                and not hand.folded[hand_seat]
-            ):
-                steps.append(Step(bot_at, "bot_offer", table_seat))
-    if hand.awaiting and state.rules.response_order == "simultaneous":
-        since = table.awaiting_since or changed
-        steps.append(Step(since + timedelta(seconds=state.rules.response_seconds), "close_answers"))
-        return steps + [Step(bot_at, "bot", s) for s in due if state.seats[s].bot_level]
-    for table_seat in due:
-        seat = state.seats[table_seat]
-        if seat.bot_level:
-            steps.append(Step(bot_at, "bot", table_seat))
-            continue
-        # The turn clock, or sooner if her phone goes quiet for the grace period.
-        turn = changed + timedelta(seconds=seconds("TOEPEN_TURN_SECONDS"))
-        grace = (seat.last_seen or changed) + timedelta(seconds=seconds("TOEPEN_GRACE_SECONDS"))
-        steps.append(Step(min(turn, max(bot_at, grace)), "auto", table_seat))
-    return steps
-
-
 def next_deadline(state: TableState, now: datetime) -> datetime | None:
-    steps = _steps(state, now)
-    return min(step.when for step in steps) if steps else None
+    return table_rules.next_deadline(table_rules.plan(state.moment(), pace(), now))
 
 
 def _due_step(state: TableState, now: datetime) -> Step | None:
-    due = [step for step in _steps(state, now) if step.when <= now]
-    return min(due, key=lambda step: (step.when, step.kind != "bot_offer")) if due else None
+    return table_rules.due_step(table_rules.plan(state.moment(), pace(), now), now)
 
 
 def _think(state: TableState, step: Step) -> Action | None:
@@ -712,9 +645,10 @@ def _think(state: TableState, step: Step) -> Action | None:
     # Offer only what the table allows now: in its laundry window the laundry alone (keep the
     # hand, exchange, challenge); outside it never the laundry, though the engine's stays open
     # until the first other action.
-    in_window = step.kind == "bot_laundry"
-    legal = tuple(a for a in observation.legal if (a.act in LAUNDRY_ACTS) == in_window)
-    observation = dataclasses.replace(observation, legal=legal)
+    hand_seat = state.hand_seat(step.seat)
+    assert state.hand is not None and hand_seat is not None
+    legal = table_rules.allowed(state.hand, hand_seat, step.kind == "bot_laundry")
+    observation = dataclasses.replace(observation, legal=tuple(legal))
     bot = players.bot_for(
         state.table.pk, state.rubber.number, step.seat, state.seats[step.seat].bot_level
     )
@@ -751,7 +685,7 @@ def _carry_out(state: TableState, step: Step, now: datetime, decision: Action | 
         observation = state.observe(step.seat)
         assert observation is not None
         if step.kind == "auto" or decision is None:
-            action = autoplay.auto_action(observation)
+            action = table_rules.auto_action(observation)
             decision = action.as_auto() if step.kind == "auto" else action
         _apply(state, decision, now)
 

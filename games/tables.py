@@ -17,6 +17,7 @@ from django.db import connection, transaction
 
 from games.conf import seconds
 from games.engine import Hand, HouseRules, Observation, observe, parse_action, parse_record
+from games.engine import table as table_rules
 from games.engine.rubber import Rubber as EngineRubber
 from games.models import PlayedHand, Rubber, Seat, Table
 from games.prepared import Prepared
@@ -128,14 +129,22 @@ class TableState:
         return rubber
 
     def laundry_open(self, now: datetime) -> bool:
-        """The table's laundry window: open while the engine's laundry is and time is left."""
-        until = self.table.laundry_until
-        return (
-            self.hand is not None
-            and self.hand.laundry
-            and not self.hand.complete
-            and until is not None
-            and now < until
+        return table_rules.laundry_open(self.hand, self.table.laundry_until, now)
+
+    def moment(self) -> table_rules.Moment:
+        """The table as its clock's rules see it (games.engine.table)."""
+        table = self.table
+        return table_rules.Moment(
+            hand=self.hand,
+            hand_seats=self.hand_seats,
+            seats=[table_rules.Seat(bool(s.bot_level), s.last_seen) for s in self.seats],
+            changed_at=table.changed_at,
+            playing=table.status == Table.Status.PLAYING and self.rubber is not None,
+            rubber_over=self.rubber is not None and self.rubber.over,
+            laundry_until=table.laundry_until,
+            laundry_ready=table.laundry_ready,
+            bots_offered=table.bots_offered,
+            awaiting_since=table.awaiting_since,
         )
 
     def away_seats(self, now: datetime) -> set[int]:

@@ -38,7 +38,15 @@ class EngineError(Exception):
 
 
 class IllegalAction(EngineError):
-    """An action the rules do not allow at this point; the state is unchanged."""
+    """An action the rules do not allow at this point; the state is unchanged.
+
+    `reason` says which rule, finer than the code (a knock refused because the seat knocked
+    last, is poor, lacks the lives, or reached its limit): what a player is told, never parsed
+    from the message."""
+
+    def __init__(self, code: ErrorCode, message: str, reason: str | None = None) -> None:
+        super().__init__(code, message)
+        self.reason = reason or code
 
 
 class BadRecord(EngineError):

@@ -66,8 +66,17 @@ class Reveal:
         }
 
 
-def _refuse(code: Any, message: str) -> IllegalAction:
-    return IllegalAction(code, message)
+def _refuse(code: Any, message: str, reason: str | None = None) -> IllegalAction:
+    return IllegalAction(code, message, reason)
+
+
+# Why a seat may not knock, as reasons (IllegalAction.reason) with the engine's English words.
+KNOCK_REASONS = {
+    "knocked_last": "you knocked last; someone else must knock before you may again",
+    "poor": "a poor player may not knock in this hand",
+    "over_lives": "a stake of {stake} is more than your {lives} lives",
+    "knock_limit": "you have knocked the {limit} times the rules allow",
+}
 
 
 class Hand:
@@ -322,18 +331,23 @@ class Hand:
                         return seat
         return dealer
 
-    def _can_knock(self, seat: int) -> str | None:
-        """Why `seat` may not knock now, or None (folded and awaited answers aside)."""
+    def _knock_problem(self, seat: int) -> str | None:
+        """Why `seat` may not knock now (a KNOCK_REASONS key), or None (folded and awaited
+        answers aside)."""
         if self.last_knocker == seat:
-            return "you knocked last; someone else must knock before you may again"
+            return "knocked_last"
         if self.poverty and self.poor[seat]:
-            return "a poor player may not knock in this hand"
+            return "poor"
         if self.rules.knock_cap == "lives" and self.stake + 1 > self.lives[seat]:
-            return f"a stake of {self.stake + 1} is more than your {self.lives[seat]} lives"
+            return "over_lives"
         limit = self.rules.max_knocks_per_player
         if limit is not None and self.knocks[seat] >= limit:
-            return f"you have knocked the {limit} times the rules allow"
+            return "knock_limit"
         return None
+
+    def verify(self, action: Action) -> None:
+        """Raise the IllegalAction that `apply(action)` would raise, changing nothing."""
+        self.copy().apply(action)
 
     def _announce_problem(self, seat: int, kind: str) -> str | None:
         if not self.rules.announcements:
@@ -419,7 +433,7 @@ class Hand:
         if self.turn == seat:
             plays = PLAY[seat]
             legal = [plays[card] for card in self._playable(seat)]
-        if self._can_knock(seat) is None:
+        if self._knock_problem(seat) is None:
             legal.append(KNOCK[seat])
         if self.rules.voluntary_fold and self.last_knocker != seat:
             legal.append(FOLD[seat])
@@ -559,9 +573,14 @@ class Hand:
             raise _refuse("folded", "you have folded")
         if self.awaiting:
             raise _refuse("answers_awaited", "answers to the last knock are due first")
-        problem = self._can_knock(seat)
+        problem = self._knock_problem(seat)
         if problem is not None:
-            raise _refuse("cannot_knock", problem)
+            message = KNOCK_REASONS[problem].format(
+                stake=self.stake + 1,
+                lives=self.lives[seat],
+                limit=self.rules.max_knocks_per_player,
+            )
+            raise _refuse("cannot_knock", message, problem)
         self.stake += 1
         self.knocks[seat] += 1
         self.last_knocker = seat

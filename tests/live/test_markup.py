@@ -7,14 +7,20 @@ import html
 import json
 import random
 import re
+from datetime import timedelta
 
 from django.utils import timezone, translation
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from games.engine import HouseRules
+from games.engine import table as table_rules
 from games.engine.rubber import Rubber as EngineRubber
 from games.models import PlayedHand, Rubber, Seat, Table
 from games.render import Shared, Viewer, render_view
 from games.tables import TableState
+from tests.engine.test_properties import dealt_hands
+from tests.engine.test_table_rules import walked
 
 NASTY = "<img src=x onerror=alert(1)>\"'&"
 
@@ -105,3 +111,40 @@ def test_views_rendered_together_are_the_views_rendered_alone():
                     together = render_view(state, viewer, shared=shared)
                 assert together == alone, (steps, viewer, language)
         assert any(key[0] == "felt" for key in shared if isinstance(key, tuple))
+
+
+def _frames_offered(view: str) -> set[str]:
+    """Every action a view lets its phone send (buttons, cards, the swipe's fold), as JSON."""
+    values = re.findall(r"hx-vals='([^']*)'", view) + re.findall(r"data-fold='([^']*)'", view)
+    frames = [json.loads(html.unescape(v)) for v in values]
+    return {
+        json.dumps({k: v for k, v in f.items() if k not in ("seat", "hand")}, sort_keys=True)
+        for f in frames
+        if f.get("type") not in ("ready", "show")
+    }
+
+
+@settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(dealt_hands(), st.just(0) | st.integers(0, 30), st.booleans())
+def test_the_buttons_a_phone_is_shown_are_exactly_what_the_table_takes(
+    dealt: tuple, steps: int, window: bool
+) -> None:
+    hand, seed = dealt
+    hand = walked(hand, seed, steps)
+    names = [f"P{seat}" for seat in range(max(hand.n, 3))]  # seats past the hand are out
+    state = _state(names)
+    state.table.rules_json = hand.rules.to_json()
+    state.hand, state.hand_seats = hand, list(range(hand.n))
+    state.hand_row.record = hand.record()
+    state.rubber.lives = list(hand.lives)
+    now = timezone.now()
+    state.table.laundry_until = now + timedelta(seconds=30) if window else None
+    in_laundry = state.laundry_open(now)
+    for seat in range(hand.n):
+        view = render_view(state, Viewer(seats=(seat,), active=seat))
+        allowed = table_rules.allowed(hand, seat, in_laundry)
+        expected = {
+            json.dumps({k: v for k, v in a.to_json().items() if k != "seat"}, sort_keys=True)
+            for a in allowed
+        }
+        assert _frames_offered(view) == expected, seat

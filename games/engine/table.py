@@ -1,0 +1,196 @@
+"""The live table's own rules around a hand: its windows, its pace, and what it allows now.
+
+A hand knows what each seat may do. A table played live adds time: after the deal the laundry
+is open for a while (and only the laundry may happen in it), answers to a knock may be due
+within a window, computer players are asked in an order, and the table plays for a player whose
+time is up or whose phone is gone. These rules are here, pure, so the server only stores,
+times and sends: `allowed` is what a phone is offered, `verify` refuses the rest with a code and
+a reason, and `plan` is everything the table will do by itself, each with its moment.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from .actions import Action
+from .errors import IllegalAction
+from .hand import Hand
+from .observe import Observation
+
+LAUNDRY_ACTS = frozenset({"exchange", "challenge"})
+
+
+class Refused(Exception):
+    """Why the table takes no such action now: `code` for programs (the engine's codes, and the
+    table's own `laundry_open`), `reason` for the words a player reads (IllegalAction.reason)."""
+
+    def __init__(self, code: str, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.reason = reason
+        self.message = message
+
+
+def laundry_open(hand: Hand | None, until: datetime | None, now: datetime) -> bool:
+    """The table's laundry window: open while the engine's laundry is and time is left."""
+    return (
+        hand is not None
+        and hand.laundry
+        and not hand.complete
+        and until is not None
+        and now < until
+    )
+
+
+def allowed(hand: Hand, seat: int, in_laundry: bool) -> list[Action]:
+    """What the table takes from `seat` (a hand seat) now: in the laundry window the laundry
+    alone; outside it never the laundry, though the engine's stays open until the first other
+    action."""
+    return [a for a in hand.legal_actions(seat) if (a.act in LAUNDRY_ACTS) == in_laundry]
+
+
+def check_window(action: Action, in_laundry: bool) -> None:
+    """Raise Refused when `action` does not belong to the table's window now."""
+    if action.act in LAUNDRY_ACTS and not in_laundry:
+        raise Refused(f"cannot_{action.act}", "laundry_closed", "the laundry window has closed")
+    if action.act not in LAUNDRY_ACTS and in_laundry:
+        raise Refused("laundry_open", "laundry_open", "wait: the laundry is still open")
+
+
+def verify(hand: Hand, action: Action, in_laundry: bool) -> None:
+    """Raise Refused when the table does not take `action` now; change nothing."""
+    check_window(action, in_laundry)
+    try:
+        hand.verify(action)
+    except IllegalAction as error:
+        raise Refused(error.code, error.reason, error.message) from None
+
+
+def auto_action(observation: Observation) -> Action:
+    """What the table plays for a player who is away or out of time: no knocks, fold on a
+    knock, the lowest legal card."""
+    legal = observation.legal
+    if not legal:
+        raise ValueError("nothing is legal for this seat")
+    acts = {action.act for action in legal}
+    if "stay" in acts and observation.awaiting:
+        return next(a for a in legal if a.act == "fold")
+    plays = [action for action in legal if action.act == "play"]
+    if plays:
+        return min(plays, key=lambda action: (action.card or 0) & 7)
+    return next(a for a in legal if a.act not in ("knock", "announce", *LAUNDRY_ACTS))
+
+
+@dataclass(frozen=True)
+class Pace:
+    """The table's clocks, in seconds."""
+
+    turn: float = 60.0  # a due player who does nothing this long has the table act for her
+    grace: float = 30.0  # a dropped phone keeps its seat this long before the table plays for it
+    bot: float = 1.0  # computer players act after this pause, so people can follow
+    between_hands: float = 5.0  # the end of a hand stays on the screen this long
+
+
+@dataclass(frozen=True)
+class Seat:
+    """A table seat as the clock sees it."""
+
+    bot: bool = False
+    last_seen: datetime | None = None
+
+
+@dataclass(frozen=True)
+class Moment:
+    """A live table at one version: its hand (None before the first deal), and the table's own
+    fields in table seats (`hand_seats[i]` is the table seat of hand seat i)."""
+
+    hand: Hand | None
+    hand_seats: Sequence[int]
+    seats: Sequence[Seat]
+    changed_at: datetime
+    playing: bool = True
+    rubber_over: bool = False
+    laundry_until: datetime | None = None
+    laundry_ready: Sequence[int] = ()
+    bots_offered: Sequence[int] = ()
+    awaiting_since: datetime | None = None
+
+
+# What a step is; a "bot_offer" asks a computer player that is not due whether it knocks,
+# announces or folds out of turn.
+STEP_KINDS = ("deal", "close_laundry", "close_answers", "bot_laundry", "bot", "bot_offer", "auto")
+BOT_STEPS = frozenset({"bot", "bot_laundry", "bot_offer"})
+
+
+@dataclass(frozen=True)
+class Step:
+    """Something the table does by itself at `when`; `seat` is a table seat."""
+
+    when: datetime
+    kind: str
+    seat: int | None = None
+
+
+def plan(table: Moment, pace: Pace, now: datetime) -> list[Step]:
+    """Everything the table will do by itself, each with its moment: one source for both the
+    stored deadline and carrying it out, so the two can never disagree."""
+    hand = table.hand
+    if not table.playing:
+        return []
+    changed = table.changed_at
+    bot_at = changed + timedelta(seconds=pace.bot)
+    if hand is None or hand.complete:
+        if table.rubber_over:
+            return []
+        return [Step(changed + timedelta(seconds=pace.between_hands), "deal")]
+    if table.laundry_until is not None and hand.laundry:
+        steps = [Step(table.laundry_until, "close_laundry")]
+        if now >= table.laundry_until:
+            # The clock comes late (a busy or restarted server): the window is over, and a
+            # computer player's exchange now would be refused.
+            return steps
+        for table_seat in table.hand_seats:
+            if table.seats[table_seat].bot and table_seat not in table.laundry_ready:
+                steps.append(Step(bot_at, "bot_laundry", table_seat))
+        return steps
+    steps = []
+    due = [table.hand_seats[hand_seat] for hand_seat in hand.due()]
+    if not hand.awaiting:
+        # A computer player not due may still knock, announce or fold: offered once a version,
+        # before the seat the hand waits for is asked. Offered whatever it may do: what it may
+        # do depends on its cards, and an offer takes the table's time.
+        for hand_seat, table_seat in enumerate(table.hand_seats):
+            if (
+                table.seats[table_seat].bot
+                and table_seat not in due
+                and table_seat not in table.bots_offered
+                and not hand.folded[hand_seat]
+            ):
+                steps.append(Step(bot_at, "bot_offer", table_seat))
+    if hand.awaiting and hand.rules.response_order == "simultaneous":
+        since = table.awaiting_since or changed
+        window = timedelta(seconds=hand.rules.response_seconds)
+        steps.append(Step(since + window, "close_answers"))
+        return steps + [Step(bot_at, "bot", s) for s in due if table.seats[s].bot]
+    for table_seat in due:
+        seat = table.seats[table_seat]
+        if seat.bot:
+            steps.append(Step(bot_at, "bot", table_seat))
+            continue
+        # The turn clock, or sooner if her phone goes quiet for the grace period.
+        turn = changed + timedelta(seconds=pace.turn)
+        grace = (seat.last_seen or changed) + timedelta(seconds=pace.grace)
+        steps.append(Step(min(turn, max(bot_at, grace)), "auto", table_seat))
+    return steps
+
+
+def next_deadline(steps: Sequence[Step]) -> datetime | None:
+    return min(step.when for step in steps) if steps else None
+
+
+def due_step(steps: Sequence[Step], now: datetime) -> Step | None:
+    """The step to carry out at `now`: the earliest due, out-of-turn offers before the rest."""
+    due = [step for step in steps if step.when <= now]
+    return min(due, key=lambda step: (step.when, step.kind != "bot_offer")) if due else None

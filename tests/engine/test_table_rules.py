@@ -1,0 +1,119 @@
+"""The live table's own rules (games.engine.table), as properties over random hands (hypothesis).
+
+The table offers a seat exactly what it takes: `allowed` passes `verify`, and every action a
+seat could name that is not allowed is refused with a code and a reason. Every step the table
+plans by itself is one the engine and the table take.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from datetime import UTC, datetime, timedelta
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from games.engine import Action, Hand, observe
+from games.engine import table as table_rules
+from games.engine.table import LAUNDRY_ACTS, Moment, Pace, Refused, Seat
+from tests.engine.test_properties import dealt_hands, every_action
+
+NOW = datetime(2026, 11, 24, 20, 0, tzinfo=UTC)
+
+
+def walked(hand: Hand, seed: int, steps: int) -> Hand:
+    """`hand` after up to `steps` random legal actions by any seat."""
+    rng = random.Random(seed)
+    for _ in range(steps):
+        if hand.complete:
+            break
+        legal = [a for seat in range(hand.n) for a in hand.legal_actions(seat)]
+        if not legal:
+            break
+        hand.apply(rng.choice(legal))
+    return hand
+
+
+def accepts(hand: Hand, action: Action, in_laundry: bool) -> bool:
+    try:
+        table_rules.verify(hand, action, in_laundry)
+    except Refused as refused:
+        assert refused.code and refused.reason and refused.message
+        return False
+    return True
+
+
+@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(dealt_hands(), st.just(0) | st.integers(0, 40), st.booleans())
+def test_a_seat_is_offered_exactly_what_the_table_takes(
+    dealt: tuple[Hand, int], steps: int, window: bool
+) -> None:
+    hand, seed = dealt
+    hand = walked(hand, seed, steps)
+    in_laundry = window and hand.laundry and not hand.complete
+    before = hand.record(), [list(cards) for cards in hand.hands]
+    for seat in range(hand.n):
+        allowed = table_rules.allowed(hand, seat, in_laundry)
+        for action in every_action(seat, hand.n):
+            assert accepts(hand, action, in_laundry) == (action in allowed), action
+        # Never the laundry outside its window, nothing but the laundry in it.
+        assert all((a.act in LAUNDRY_ACTS) == in_laundry for a in allowed)
+    assert (
+        hand.record(),
+        [list(cards) for cards in hand.hands],
+    ) == before  # verify changes nothing
+
+
+def moment_of(hand: Hand, bots: list[bool], laundry: bool, awaiting_since: bool) -> Moment:
+    return Moment(
+        hand=hand,
+        hand_seats=list(range(hand.n)),
+        seats=[Seat(bot=bot, last_seen=NOW - timedelta(seconds=100)) for bot in bots],
+        changed_at=NOW - timedelta(seconds=200),
+        laundry_until=NOW + timedelta(seconds=5) if laundry else None,
+        awaiting_since=NOW - timedelta(seconds=100) if awaiting_since else None,
+    )
+
+
+@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(
+    dealt_hands(),
+    st.just(0) | st.integers(0, 40),
+    st.lists(st.booleans(), min_size=8, max_size=8),
+    st.booleans(),
+    st.booleans(),
+)
+def test_every_step_the_table_plans_is_one_the_table_takes(
+    dealt: tuple[Hand, int], steps: int, bots: list[bool], laundry: bool, since: bool
+) -> None:
+    hand, seed = dealt
+    hand = walked(hand, seed, steps)
+    moment = moment_of(hand, bots[: hand.n], laundry and hand.laundry, since)
+    in_laundry = table_rules.laundry_open(hand, moment.laundry_until, NOW)
+    planned = table_rules.plan(moment, Pace(), NOW)
+    if hand.complete:
+        assert [step.kind for step in planned] == ["deal"]
+        return
+    assert planned, "a hand under way always has something the table will do"
+    for step in planned:
+        assert step.kind in table_rules.STEP_KINDS
+        if step.kind in ("auto", "bot"):
+            # The table plays for the due seat: what it plays is always taken.
+            assert step.seat in hand.due()
+            observation = observe(hand, step.seat)
+            allowed = table_rules.allowed(hand, step.seat, in_laundry)
+            assert allowed, "a due seat always has something to do"
+            choice = table_rules.auto_action(dataclasses.replace(observation, legal=tuple(allowed)))
+            assert accepts(hand, choice, in_laundry)
+        elif step.kind == "close_answers":
+            assert hand.awaiting and hand.rules.response_order == "simultaneous"
+            for seat in hand.awaiting:
+                assert accepts(hand, Action(seat, "stay", auto=True), in_laundry)
+        elif step.kind == "bot_laundry":
+            assert in_laundry and bots[step.seat]
+        elif step.kind == "bot_offer":
+            assert not in_laundry and bots[step.seat] and not hand.folded[step.seat]
+            assert step.seat not in hand.due()
+    due = table_rules.due_step(planned, NOW + timedelta(hours=1))
+    assert due is not None and due.when == table_rules.next_deadline(planned)
