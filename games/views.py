@@ -117,7 +117,8 @@ def table_join(request: HttpRequest, code: str) -> HttpResponse:
     table = _table(code)
     form = JoinForm(request.POST)
     if not form.is_valid():
-        messages.error(request, _("Enter a name to play under."))
+        for errors in form.errors.values():
+            messages.error(request, errors[0])
         return redirect(table)
     name = form.cleaned_data["name"]
     key = holder_key(request)

@@ -7,9 +7,11 @@ import re
 import pytest
 from django.test import Client
 
+from accounts.models import Guest
 from games import services
 from games.models import Seat, Table
 from tests.live.conftest import Club4
+from tests.names import DECEPTIVE
 
 pytestmark = pytest.mark.django_db
 
@@ -91,6 +93,20 @@ def test_joining_without_a_name_changes_nothing(klaver: Club4) -> None:
     response = guest.post(f"/t/{table.code}/join/", {"name": "   "}, follow=True)
     assert Seat.objects.get(table=table, index=1).is_free
     assert "name" in response.content.decode().lower()
+
+
+@pytest.mark.parametrize("name", DECEPTIVE)
+def test_a_seat_name_that_looks_blank_or_turns_text_around_is_refused_with_a_reason(
+    klaver: Club4, name: str
+) -> None:
+    table = waiting_table(klaver, bots={2: "easy", 3: "easy"})
+    guest = Client()
+    guest.get(f"/t/{table.code}/")
+    response = guest.post(f"/t/{table.code}/join/", {"name": name}, follow=True)
+    assert Seat.objects.get(table=table, index=1).is_free
+    assert not Guest.objects.exists()
+    page = response.content.decode()
+    assert "nothing visible" in page or "turn text around" in page
 
 
 def test_a_taken_seat_cannot_be_taken_again(klaver: Club4) -> None:
