@@ -188,7 +188,10 @@ ACCOUNT_UNIQUE_EMAIL = True
 ACCOUNT_LOGOUT_ON_PASSWORD_CHANGE = False
 ACCOUNT_USER_DISPLAY = "accounts.models.user_display"
 ACCOUNT_EMAIL_SUBJECT_PREFIX = "[Toepen Club] "
-# Failed sign-ins: 10 a minute from one address, 5 in 5 minutes for one account.
+ACCOUNT_ADAPTER = "accounts.adapter.AccountAdapter"
+# Failed sign-ins: 10 a minute from one address, 5 in 5 minutes for one account from one
+# address ("key" is the account and the client together, accounts/adapter.py: a stranger
+# cannot lock a member out by failing on purpose).
 ACCOUNT_RATE_LIMITS = {
     "login_failed": os.environ.get("ACCOUNT_LOGIN_FAILED_RATE", "10/m/ip,5/5m/key"),
 }
