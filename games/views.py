@@ -25,6 +25,7 @@ from games.models import Table
 from games.render import Viewer, build_context, choose_active
 from games.services import TableError
 from games.tables import Holder, load_state
+from games import throttle
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -49,8 +50,13 @@ def holder_for(request: HttpRequest) -> Holder:
     )
 
 
-def _table(code: str) -> Table:
-    return get_object_or_404(Table.objects.select_related("club"), code=code.upper())
+def _table(request: HttpRequest, code: str) -> Table:
+    """The table with this code; 404 when there is none. A wrong code counts against the
+    client's throttle (TOEPEN_CODE_GUESS_RATE), so codes cannot be guessed by the thousand."""
+    throttle.take(request, "code")
+    table = get_object_or_404(Table.objects.select_related("club"), code=code.upper())
+    throttle.give_back(request, "code")
+    return table
 
 
 @login_required
@@ -78,7 +84,7 @@ def table_new(request: HttpRequest, slug: str) -> HttpResponse:
 def table_page(request: HttpRequest, code: str) -> HttpResponse:
     """The table: seated players and watching members see it live; anyone with the code may
     take a free seat (guests too); nobody else learns anything about it."""
-    table = _table(code)
+    table = _table(request, code)
     holder = holder_for(request)
     state = load_state(table)
     seats = tuple(state.held_by(holder))
@@ -114,7 +120,8 @@ def table_page(request: HttpRequest, code: str) -> HttpResponse:
 
 @require_POST
 def table_join(request: HttpRequest, code: str) -> HttpResponse:
-    table = _table(code)
+    throttle.take(request, "join")
+    table = _table(request, code)
     form = JoinForm(request.POST)
     if not form.is_valid():
         for errors in form.errors.values():
@@ -148,7 +155,7 @@ def table_join(request: HttpRequest, code: str) -> HttpResponse:
 
 @require_POST
 def table_leave(request: HttpRequest, code: str, index: int) -> HttpResponse:
-    table = _table(code)
+    table = _table(request, code)
     try:
         services.leave_seat(table.pk, index, holder_for(request))
     except TableError as error:
@@ -159,7 +166,7 @@ def table_leave(request: HttpRequest, code: str, index: int) -> HttpResponse:
 @login_required
 @require_POST
 def table_start(request: HttpRequest, code: str) -> HttpResponse:
-    table = _table(code)
+    table = _table(request, code)
     try:
         services.start_rubber(table.pk, request.user)  # type: ignore[arg-type]
     except TableError as error:
@@ -171,7 +178,9 @@ def play_code(request: HttpRequest) -> HttpResponse:
     """Type a table's code to join it."""
     form = CodeForm(request.GET or None)
     if form.is_valid():
+        throttle.take(request, "code")
         if Table.objects.filter(code=form.cleaned_data["code"]).exists():
+            throttle.give_back(request, "code")
             return redirect("games:table", form.cleaned_data["code"])
         form.add_error("code", _("There is no table with that code."))
     return render(request, "games/play.html", {"form": form})

@@ -6,6 +6,7 @@ must provide DJANGO_SECRET_KEY and DJANGO_ALLOWED_HOSTS; see the README.
 """
 
 import os
+import re
 from pathlib import Path
 
 import dj_database_url
@@ -41,6 +42,16 @@ def envlist(name: str, default: list[str]) -> list[str]:
     if value is None or value.strip() == "":
         return default
     return [item.strip() for item in value.split(",") if item.strip()]
+
+
+def envrate(name: str, default: str) -> tuple[int, int]:
+    """A rate such as 20/10m (20 in ten minutes; units s, m, h, d) as (count, seconds)."""
+    value = os.environ.get(name) or default
+    match = re.fullmatch(r"\s*([1-9]\d*)\s*/\s*([1-9]\d*)?\s*([smhd])\s*", value)
+    if match is None:
+        raise ImproperlyConfigured(f"{name} must be a rate such as 20/10m, not {value!r}")
+    unit = {"s": 1, "m": 60, "h": 3600, "d": 86400}[match[3]]
+    return int(match[1]), int(match[2] or 1) * unit
 
 
 DEBUG = envbool("DJANGO_DEBUG", True)
@@ -88,6 +99,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "games.throttle.ThrottleMiddleware",
 ]
 
 ROOT_URLCONF = "toepen_site.urls"
@@ -195,6 +207,12 @@ ACCOUNT_ADAPTER = "accounts.adapter.AccountAdapter"
 ACCOUNT_RATE_LIMITS = {
     "login_failed": os.environ.get("ACCOUNT_LOGIN_FAILED_RATE", "10/m/ip,5/5m/key"),
 }
+
+# Throttles per client (games/throttle.py): wrong table codes, and seats taken; and how
+# many sockets one browser session may hold open at once (a shared phone needs one).
+TOEPEN_CODE_GUESS_RATE = envrate("TOEPEN_CODE_GUESS_RATE", "20/10m")
+TOEPEN_JOIN_RATE = envrate("TOEPEN_JOIN_RATE", "30/m")
+TOEPEN_SOCKETS_PER_SESSION = envint("TOEPEN_SOCKETS_PER_SESSION", 20)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

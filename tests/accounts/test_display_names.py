@@ -25,9 +25,7 @@ def test_a_guest_name_that_looks_blank_or_turns_text_around_is_refused(anonymous
 def test_a_profile_name_that_looks_blank_or_turns_text_around_changes_nothing(
     anna, anna_client, name
 ):
-    response = anna_client.post(
-        reverse("accounts:profile"), {"display_name": name, "language": ""}
-    )
+    response = anna_client.post(reverse("accounts:profile"), {"display_name": name, "language": ""})
     assert response.status_code == 200
     assert b"errorlist" in response.content
     anna.refresh_from_db()
@@ -42,5 +40,9 @@ def test_each_refusal_says_why_and_ordinary_names_in_any_script_still_pass():
         with pytest.raises(ValidationError, match="turn text around"):
             clean_display_name(name)
     # Joiners inside a name that shows (an emoji family, Persian's ZWNJ) are not refused.
-    for name in ("Noor \U0001f469\u200d\U0001f373", "\u0645\u06cc\u200c\u0631\u0632\u0627", "Jos\u0065\u0301"):
+    for name in (
+        "Noor \U0001f469\u200d\U0001f373",
+        "\u0645\u06cc\u200c\u0631\u0632\u0627",
+        "Jos\u0065\u0301",
+    ):
         assert clean_display_name(name) == name

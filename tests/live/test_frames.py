@@ -179,6 +179,28 @@ async def test_a_foreign_origin_is_refused(klaver: Club4) -> None:
     assert not connected
 
 
+async def test_one_session_cannot_open_unlimited_sockets(klaver: Club4, settings) -> None:
+    settings.TOEPEN_SOCKETS_PER_SESSION = 2
+    table = await started_table(klaver)
+    first = await connect(klaver.anna, table.code)
+    second = await connect(klaver.anna, table.code)
+    third = WebsocketCommunicator(
+        application,
+        f"/ws/tables/{table.code}/",
+        headers=[(b"cookie", klaver.anna.cookie()), ORIGIN, (b"host", b"localhost")],
+    )
+    connected, _ = await third.connect(timeout=5)
+    assert connected  # accepted only to be told why, in a frame, then closed with 4429
+    assert "too many table pages open" in await third.receive_from(timeout=5)
+    assert (await third.receive_output(timeout=5)) == {"type": "websocket.close", "code": 4429}
+    # Another person's sockets are her own; and a socket closed makes room again.
+    await (await connect(klaver.bram, table.code)).close()
+    await first.close()
+    again = await connect(klaver.anna, table.code)
+    await again.close()
+    await second.close()
+
+
 async def test_only_seated_players_and_watching_members_may_connect(klaver: Club4) -> None:
     table = await started_table(klaver)
     # Eva is not a member and has no seat.

@@ -152,3 +152,40 @@ def test_typing_a_code_finds_the_table_or_says_there_is_none(klaver: Club4) -> N
     assert found.status_code == 302 and found["Location"] == f"/t/{table.code}/"
     missing = Client().get("/play/", {"code": "ZZZZZZ"})
     assert missing.status_code == 200 and "no table" in missing.content.decode().lower()
+
+
+def test_guessing_table_codes_is_throttled_per_client_and_right_codes_never_count(
+    klaver: Club4, settings
+) -> None:
+    settings.TOEPEN_CODE_GUESS_RATE = (5, 600)
+    table = waiting_table(klaver, bots={2: "easy", 3: "easy"})
+    guesser = Client(REMOTE_ADDR="203.0.113.9", HTTP_ACCEPT_LANGUAGE="nl")
+    for _ in range(8):  # someone who knows the code comes back as often as she likes
+        assert guesser.get("/play/", {"code": table.code}).status_code == 302
+        assert guesser.get(f"/t/{table.code}/").status_code == 200
+    # Wrong codes count, at /play/ and at a table's address alike.
+    for guess in ("AAAAAA", "BBBBBB", "CCCCCC"):
+        assert guesser.get("/play/", {"code": guess}).status_code == 200
+    for guess in ("DDDDDD", "EEEEEE"):
+        assert guesser.get(f"/t/{guess}/").status_code == 404
+    refused = guesser.get("/play/", {"code": table.code})
+    assert refused.status_code == 429
+    assert 0 < int(refused["Retry-After"]) <= 601
+    assert "Te vaak geprobeerd" in refused.content.decode()
+    assert guesser.get(f"/t/{table.code}/").status_code == 429
+    assert guesser.post(f"/t/{table.code}/join/", {"name": "Gijs"}).status_code == 429
+    assert Seat.objects.get(table=table, index=1).is_free
+    # Another client is not held back by this one.
+    assert Client(REMOTE_ADDR="198.51.100.7").get(f"/t/{table.code}/").status_code == 200
+
+
+def test_taking_seats_is_throttled_per_client(klaver: Club4, settings) -> None:
+    settings.TOEPEN_JOIN_RATE = (3, 60)
+    table = waiting_table(klaver, seat_count=6)
+    for n in range(3):
+        response = Client().post(f"/t/{table.code}/join/", {"name": f"Gast {n}"})
+        assert response.status_code == 302
+    response = Client().post(f"/t/{table.code}/join/", {"name": "Gast 4"})
+    assert response.status_code == 429
+    assert "Too many tries" in response.content.decode()
+    assert Guest.objects.count() == 3
