@@ -25,7 +25,9 @@ SESSION_KEY = "guest_id"
 
 # Characters that turn the text around them: in a name they make the names after it, or a
 # whole line of the table, read backwards or in another order ("Trojan Source", CVE-2021-42574).
-BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+BIDI_CONTROLS = frozenset(
+    "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+)
 # Letters and symbols that draw nothing at all (Hangul fillers, the blank Braille pattern).
 BLANK_LOOKALIKES = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 # Format characters (zero-width spaces and joiners, soft hyphens, tags), controls, marks

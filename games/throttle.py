@@ -12,6 +12,7 @@ forwards; see DJANGO_BEHIND_PROXY), so sign-in limits and these throttles agree 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import time
 from http import HTTPStatus
@@ -94,10 +95,8 @@ def take(request: HttpRequest, name: str) -> None:
 def give_back(request: HttpRequest, name: str) -> None:
     """Uncount a try that turned out harmless (a code that found its table)."""
     key = _window(name, request)[0]
-    try:
+    with contextlib.suppress(ValueError):  # the window has passed: nothing to give back
         cache.decr(key)
-    except ValueError:  # the window has passed: nothing to give back
-        pass
 
 
 # -- sockets ---------------------------------------------------------------------------------
@@ -123,10 +122,8 @@ def _take_socket_slot(owner: str) -> str | None:
 
 
 def _give_back_socket_slot(key: str) -> None:
-    try:
+    with contextlib.suppress(ValueError):  # the count has expired since: nothing to give back
         cache.decr(key)
-    except ValueError:  # the count has expired since: nothing to give back
-        pass
 
 
 # Not thread-sensitive: the cache needs no database connection, and a socket's arrival should

@@ -17,7 +17,7 @@ from accounts.guests import get_guest, get_or_create_guest
 from accounts.models import Guest
 from clubs.qr import qr_svg
 from clubs.views import get_club_for_member
-from games import services
+from games import services, throttle
 from games.consumers import HOLDER_SESSION_KEY
 from games.forms import CodeForm, JoinForm, TableForm
 from games.markup import live_html
@@ -25,7 +25,6 @@ from games.models import Table
 from games.render import Viewer, build_context, choose_active
 from games.services import TableError
 from games.tables import Holder, load_state
-from games import throttle
 
 
 def home(request: HttpRequest) -> HttpResponse:

@@ -2,9 +2,8 @@
 guests and accounts; the table's join form is in tests/live/test_table_pages.py)."""
 
 import pytest
-from django.urls import reverse
-
 from django.core.exceptions import ValidationError
+from django.urls import reverse
 
 from accounts.guests import clean_display_name
 from accounts.models import Guest
