@@ -261,9 +261,18 @@ else:
     }
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Toepen Club <noreply@localhost>")
 
+# A proxy in front (nginx, Caddy, a load balancer) that terminates TLS and sets
+# X-Forwarded-Proto and X-Forwarded-For: only then are those headers believed. Without one,
+# any client could send them, to pass for https or for another address in the rate limits.
+BEHIND_PROXY = envbool("DJANGO_BEHIND_PROXY", False)
+if BEHIND_PROXY:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    # The client is the address the proxy saw: the last hop of X-Forwarded-For (allauth's rate
+    # limits and games/throttle.py).
+    ALLAUTH_TRUSTED_PROXY_COUNT = 1
+
 # Production hardening: on whenever DEBUG is off, so `check --deploy` is clean.
 if not DEBUG:
-    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SECURE_SSL_REDIRECT = envbool("DJANGO_SECURE_SSL_REDIRECT", True)
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
