@@ -25,6 +25,7 @@ from games.models import Table
 from games.render import Viewer, build_context, choose_active
 from games.services import TableError
 from games.tables import Holder, load_state
+from toepen_site.security import allow_own_websocket
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -114,7 +115,7 @@ def table_page(request: HttpRequest, code: str) -> HttpResponse:
         }
     )
     holder_key(request)
-    return render(request, "games/table.html", context)
+    return allow_own_websocket(request, render(request, "games/table.html", context))
 
 
 @require_POST

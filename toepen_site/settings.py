@@ -11,6 +11,7 @@ from pathlib import Path
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
+from django.utils.csp import CSP
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -88,6 +89,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "django.middleware.csp.ContentSecurityPolicyMiddleware",
+    "toepen_site.security.PermissionsPolicyMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -281,6 +284,47 @@ if not DEBUG:
     SECURE_HSTS_PRELOAD = envbool("DJANGO_HSTS_PRELOAD", True)
     SECURE_CONTENT_TYPE_NOSNIFF = True
     SECURE_REFERRER_POLICY = "same-origin"
+
+# Content-Security-Policy on every response (Django's own): scripts, styles and everything else
+# from this site only; no inline script or style, no eval (htmx is configured for it in
+# base.html). The table page also names its own websocket origin (games/views.py).
+SECURE_CSP = {
+    "default-src": [CSP.SELF],
+    "script-src": [CSP.SELF],
+    "style-src": [CSP.SELF],
+    "img-src": [CSP.SELF],
+    "connect-src": [CSP.SELF],
+    "object-src": [CSP.NONE],
+    "base-uri": [CSP.NONE],
+    "form-action": [CSP.SELF],
+    "frame-ancestors": [CSP.NONE],
+}
+# Permissions-Policy on every response (toepen_site/security.py): the table keeps the screen
+# awake during a hand; nothing here needs a camera, a microphone, the location, payment or
+# devices, so no page (nor anything injected into one) may ask for them. Vibration is not a
+# policy feature: it needs no entry.
+PERMISSIONS_POLICY = {
+    "screen-wake-lock": "self",
+    **dict.fromkeys(
+        [
+            "accelerometer",
+            "camera",
+            "display-capture",
+            "geolocation",
+            "gyroscope",
+            "hid",
+            "magnetometer",
+            "microphone",
+            "midi",
+            "payment",
+            "publickey-credentials-get",
+            "serial",
+            "usb",
+            "xr-spatial-tracking",
+        ],
+        "",
+    ),
+}
 
 LOGGING = {
     "version": 1,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from django.test import Client
+from django.test import Client, override_settings
 
 from accounts.models import Guest
 from games import services
@@ -189,3 +189,18 @@ def test_taking_seats_is_throttled_per_client(klaver: Club4, settings) -> None:
     assert response.status_code == 429
     assert "Too many tries" in response.content.decode()
     assert Guest.objects.count() == 3
+
+
+def test_the_table_page_names_its_own_websocket_in_its_policy(klaver: Club4) -> None:
+    # 'self' covers a same-origin websocket only in CSP Level 3 browsers (Safari from 16).
+    table = waiting_table(klaver)
+
+    def connect_src(**extra: object) -> str:
+        response = Client().get(f"/t/{table.code}/", HTTP_HOST="toepen.example.nl:8000", **extra)
+        policy = response["Content-Security-Policy"]
+        assert "script-src 'self';" in policy
+        return next(d for d in policy.split("; ") if d.startswith("connect-src"))
+
+    with override_settings(ALLOWED_HOSTS=["toepen.example.nl"]):
+        assert connect_src() == "connect-src 'self' ws://toepen.example.nl:8000"
+        assert connect_src(secure=True) == "connect-src 'self' wss://toepen.example.nl:8000"
