@@ -76,19 +76,21 @@ def _window(name: str, request: HttpRequest) -> tuple[str, int, int, int]:
     return f"throttle:{name}:{_digest(get_ip(request))}:{window}", count, seconds, left
 
 
-def _add(key: str, delta: int, timeout: int) -> int:
+def _count(key: str, timeout: int) -> int:
+    """One more on the counter `key` (made to last `timeout` seconds); the new count. Atomic
+    in Redis, so processes counting at once never lose a count."""
     cache.add(key, 0, timeout)
     try:
-        return cache.incr(key, delta)
+        return cache.incr(key)
     except ValueError:  # expired between the two calls
-        cache.set(key, max(delta, 0), timeout)
-        return max(delta, 0)
+        cache.set(key, 1, timeout)
+        return 1
 
 
 def take(request: HttpRequest, name: str) -> None:
     """Count one try of `name` for this client; Throttled once its rate is used up."""
     key, count, seconds, left = _window(name, request)
-    if _add(key, 1, seconds + 1) > count:
+    if _count(key, seconds + 1) > count:
         raise Throttled(retry_after=left)
 
 
@@ -115,7 +117,7 @@ def _take_socket_slot(owner: str) -> str | None:
     key = f"throttle:sockets:{_digest(owner)}"
     # The count's lifetime starts with its first socket and is not renewed (see
     # SOCKET_COUNT_SECONDS): a count that a dead process left too high heals by itself.
-    if _add(key, 1, SOCKET_COUNT_SECONDS) > settings.TOEPEN_SOCKETS_PER_SESSION:
+    if _count(key, SOCKET_COUNT_SECONDS) > settings.TOEPEN_SOCKETS_PER_SESSION:
         _give_back_socket_slot(key)
         return None
     return key
