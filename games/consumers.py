@@ -25,7 +25,7 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
 from accounts.guests import SESSION_KEY as GUEST_SESSION_KEY
-from games import clock, hub, quick, services
+from games import clock, hub, quick, services, throttle
 from games.access import Access, table_access
 from games.models import Table
 from games.render import Shared, Viewer, choose_active, render_error, render_view
@@ -92,6 +92,16 @@ class TableConsumer(DirectDispatch, AsyncWebsocketConsumer):
             access.may_watch,
             access.can_start,
         )
+        # One browser session holds a bounded number of sockets (games/throttle.py): each one
+        # is a view rendered on every change. Past it, the phone is told why, with 4429.
+        self.socket_slot = await throttle.take_socket_slot(self.scope)
+        if self.socket_slot is None:
+            await self.accept()
+            await self.send_error(
+                _("This browser has too many table pages open: close one, then reload.")
+            )
+            await self.close(code=CLOSE_FLOOD)
+            return
         await self.accept()
         clock.ensure_started()
         self.hub = hub.get()
@@ -103,6 +113,8 @@ class TableConsumer(DirectDispatch, AsyncWebsocketConsumer):
     async def disconnect(self, code: int) -> None:
         if hasattr(self, "hub"):
             await self.hub.leave(self)
+        if getattr(self, "socket_slot", None):
+            await throttle.give_back_socket_slot(self.socket_slot)
 
     # -- from the phone -------------------------------------------------------------------------
 

@@ -5,6 +5,7 @@ from typing import Any
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from accounts.guests import clean_display_name
 from clubs.models import Club, HouseRuleProfile
 from games.engine.rules import MAX_SEATS
 from games.models import CODE_LENGTH, BotLevel
@@ -62,8 +63,15 @@ class TableForm(forms.Form):
 
 
 class JoinForm(forms.Form):
-    name = forms.CharField(label=_("Your name at the table"), max_length=40)
+    name = forms.CharField(
+        label=_("Your name at the table"),
+        max_length=40,
+        error_messages={"required": _("Enter a name to play under.")},
+    )
     seat = forms.IntegerField(widget=forms.HiddenInput, required=False, min_value=0)
+
+    def clean_name(self) -> str:
+        return clean_display_name(self.cleaned_data["name"])
 
 
 class CodeForm(forms.Form):

@@ -19,7 +19,7 @@ from accounts.guests import get_guest, get_or_create_guest
 from accounts.models import Guest
 from clubs.qr import qr_svg
 from clubs.views import get_club_for_member
-from games import services
+from games import services, throttle
 from games.access import table_access
 from games.conf import seconds
 from games.consumers import HOLDER_SESSION_KEY
@@ -29,6 +29,7 @@ from games.models import Table
 from games.render import Viewer, build_context, choose_active
 from games.services import TableError
 from games.tables import Holder, load_state, one_snapshot
+from toepen_site.security import allow_own_websocket
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -53,8 +54,13 @@ def holder_for(request: HttpRequest) -> Holder:
     )
 
 
-def _table(code: str) -> Table:
-    return get_object_or_404(Table.objects.select_related("club"), code=code.upper())
+def _table(request: HttpRequest, code: str) -> Table:
+    """The table with this code; 404 when there is none. A wrong code counts against the
+    client's throttle (TOEPEN_CODE_GUESS_RATE), so codes cannot be guessed by the thousand."""
+    throttle.take(request, "code")
+    table = get_object_or_404(Table.objects.select_related("club"), code=code.upper())
+    throttle.give_back(request, "code")
+    return table
 
 
 @login_required
@@ -83,7 +89,7 @@ def table_page(request: HttpRequest, code: str) -> HttpResponse:
     """The table: seated players and watching members see it live; anyone with the code may
     take a free seat (guests too); nobody else learns anything about it."""
     with one_snapshot():
-        table = _table(code)
+        table = _table(request, code)
         state = load_state(table)
     access = table_access(state, holder_for(request), request.user)
     seats = access.seats
@@ -112,15 +118,17 @@ def table_page(request: HttpRequest, code: str) -> HttpResponse:
         }
     )
     holder_key(request)
-    return render(request, "games/table.html", context)
+    return allow_own_websocket(request, render(request, "games/table.html", context))
 
 
 @require_POST
 def table_join(request: HttpRequest, code: str) -> HttpResponse:
-    table = _table(code)
+    throttle.take(request, "join")
+    table = _table(request, code)
     form = JoinForm(request.POST)
     if not form.is_valid():
-        messages.error(request, _("Enter a name to play under."))
+        for errors in form.errors.values():
+            messages.error(request, errors[0])
         return redirect(table)
     name = form.cleaned_data["name"]
     key = holder_key(request)
@@ -155,7 +163,7 @@ def table_join(request: HttpRequest, code: str) -> HttpResponse:
 
 @require_POST
 def table_leave(request: HttpRequest, code: str, index: int) -> HttpResponse:
-    table = _table(code)
+    table = _table(request, code)
     try:
         services.leave_seat(table.pk, index, holder_for(request))
     except TableError as error:
@@ -166,7 +174,7 @@ def table_leave(request: HttpRequest, code: str, index: int) -> HttpResponse:
 @login_required
 @require_POST
 def table_start(request: HttpRequest, code: str) -> HttpResponse:
-    table = _table(code)
+    table = _table(request, code)
     try:
         services.start_rubber(table.pk, request.user)  # type: ignore[arg-type]
     except TableError as error:
@@ -178,7 +186,9 @@ def play_code(request: HttpRequest) -> HttpResponse:
     """Type a table's code to join it."""
     form = CodeForm(request.GET or None)
     if form.is_valid():
+        throttle.take(request, "code")
         if Table.objects.filter(code=form.cleaned_data["code"]).exists():
+            throttle.give_back(request, "code")
             return redirect("games:table", form.cleaned_data["code"])
         form.add_error("code", _("There is no table with that code."))
     return render(request, "games/play.html", {"form": form})

@@ -33,3 +33,14 @@ def require_service(name: str, available: bool) -> None:
 def fast_password_hashing(settings: Any) -> None:
     """Personas are made by the dozen: hashing their passwords for real only slows the suite."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def fresh_throttles() -> None:
+    """Sign-in limits and throttles count in the cache: each test starts with nothing counted.
+    Only an in-process cache is cleared; a shared Redis belongs to more than this test."""
+    from django.conf import settings
+    from django.core.cache import cache
+
+    if settings.CACHES["default"]["BACKEND"].endswith("LocMemCache"):
+        cache.clear()

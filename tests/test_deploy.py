@@ -43,3 +43,30 @@ def test_production_refuses_to_start_without_a_secret_key_or_hosts() -> None:
     assert no_key.returncode != 0 and "DJANGO_SECRET_KEY" in no_key.stderr
     no_hosts = manage("check", DJANGO_DEBUG="false", DJANGO_SECRET_KEY=secrets.token_urlsafe(50))
     assert no_hosts.returncode != 0 and "DJANGO_ALLOWED_HOSTS" in no_hosts.stderr
+
+
+def test_x_forwarded_headers_are_believed_only_when_a_proxy_is_said_to_be_in_front() -> None:
+    # A client that sends X-Forwarded-Proto itself must not pass for https, nor X-Forwarded-For
+    # for another address in the sign-in limits and throttles.
+    script = (
+        "from django.test import RequestFactory;"
+        "from allauth.core.internal.ratelimit import get_ip;"
+        "r = RequestFactory().get('/', HTTP_X_FORWARDED_PROTO='https',"
+        " HTTP_X_FORWARDED_FOR='203.0.113.9', REMOTE_ADDR='10.0.0.2');"
+        "print(r.is_secure(), get_ip(r))"
+    )
+    production = {
+        "DJANGO_DEBUG": "false",
+        "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
+        "DJANGO_ALLOWED_HOSTS": "toepen.example.nl",
+    }
+    alone = manage("shell", "--no-imports", "-c", script, **production)
+    assert alone.stdout.split() == ["False", "10.0.0.2"], alone.stdout + alone.stderr
+    proxied = manage(
+        "shell", "--no-imports", "-c", script, DJANGO_BEHIND_PROXY="true", **production
+    )
+    assert proxied.stdout.split() == ["True", "203.0.113.9"], proxied.stdout + proxied.stderr
+    check = manage(
+        "check", "--deploy", "--fail-level", "WARNING", DJANGO_BEHIND_PROXY="true", **production
+    )
+    assert check.returncode == 0, check.stdout + check.stderr

@@ -9,16 +9,17 @@ django_asgi_app = get_asgi_application()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
 from games.clock import start_with_server  # noqa: E402
 from games.routing import websocket_urlpatterns  # noqa: E402
+from toepen_site.security import SameOriginValidator  # noqa: E402
 from toepen_site.unavailable import DatabaseDownGuard  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
-        "websocket": AllowedHostsOriginValidator(
+        # Scheme, host and port of the Origin, not only its host (toepen_site/security.py).
+        "websocket": SameOriginValidator(
             DatabaseDownGuard(AuthMiddlewareStack(URLRouter(websocket_urlpatterns)))
         ),
     }

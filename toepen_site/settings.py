@@ -6,10 +6,12 @@ must provide DJANGO_SECRET_KEY and DJANGO_ALLOWED_HOSTS; see the README.
 """
 
 import os
+import re
 from pathlib import Path
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
+from django.utils.csp import CSP
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -41,6 +43,16 @@ def envlist(name: str, default: list[str]) -> list[str]:
     if value is None or value.strip() == "":
         return default
     return [item.strip() for item in value.split(",") if item.strip()]
+
+
+def envrate(name: str, default: str) -> tuple[int, int]:
+    """A rate such as 20/10m (20 in ten minutes; units s, m, h, d) as (count, seconds)."""
+    value = os.environ.get(name) or default
+    match = re.fullmatch(r"\s*([1-9]\d*)\s*/\s*([1-9]\d*)?\s*([smhd])\s*", value)
+    if match is None:
+        raise ImproperlyConfigured(f"{name} must be a rate such as 20/10m, not {value!r}")
+    unit = {"s": 1, "m": 60, "h": 3600, "d": 86400}[match[3]]
+    return int(match[1]), int(match[2] or 1) * unit
 
 
 DEBUG = envbool("DJANGO_DEBUG", True)
@@ -77,6 +89,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "django.middleware.csp.ContentSecurityPolicyMiddleware",
+    "toepen_site.security.PermissionsPolicyMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -88,6 +102,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "games.throttle.ThrottleMiddleware",
 ]
 
 ROOT_URLCONF = "toepen_site.urls"
@@ -188,10 +203,19 @@ ACCOUNT_UNIQUE_EMAIL = True
 ACCOUNT_LOGOUT_ON_PASSWORD_CHANGE = False
 ACCOUNT_USER_DISPLAY = "accounts.models.user_display"
 ACCOUNT_EMAIL_SUBJECT_PREFIX = "[Toepen Club] "
-# Failed sign-ins: 10 a minute from one address, 5 in 5 minutes for one account.
+ACCOUNT_ADAPTER = "accounts.adapter.AccountAdapter"
+# Failed sign-ins: 10 a minute from one address, 5 in 5 minutes for one account from one
+# address ("key" is the account and the client together, accounts/adapter.py: a stranger
+# cannot lock a member out by failing on purpose).
 ACCOUNT_RATE_LIMITS = {
     "login_failed": os.environ.get("ACCOUNT_LOGIN_FAILED_RATE", "10/m/ip,5/5m/key"),
 }
+
+# Throttles per client (games/throttle.py): wrong table codes, and seats taken; and how
+# many sockets one browser session may hold open at once (a shared phone needs one).
+TOEPEN_CODE_GUESS_RATE = envrate("TOEPEN_CODE_GUESS_RATE", "20/10m")
+TOEPEN_JOIN_RATE = envrate("TOEPEN_JOIN_RATE", "30/m")
+TOEPEN_SOCKETS_PER_SESSION = envint("TOEPEN_SOCKETS_PER_SESSION", 20)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -240,9 +264,18 @@ else:
     }
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Toepen Club <noreply@localhost>")
 
+# A proxy in front (nginx, Caddy, a load balancer) that terminates TLS and sets
+# X-Forwarded-Proto and X-Forwarded-For: only then are those headers believed. Without one,
+# any client could send them, to pass for https or for another address in the rate limits.
+BEHIND_PROXY = envbool("DJANGO_BEHIND_PROXY", False)
+if BEHIND_PROXY:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    # The client is the address the proxy saw: the last hop of X-Forwarded-For (allauth's rate
+    # limits and games/throttle.py).
+    ALLAUTH_TRUSTED_PROXY_COUNT = 1
+
 # Production hardening: on whenever DEBUG is off, so `check --deploy` is clean.
 if not DEBUG:
-    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SECURE_SSL_REDIRECT = envbool("DJANGO_SECURE_SSL_REDIRECT", True)
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
@@ -251,6 +284,47 @@ if not DEBUG:
     SECURE_HSTS_PRELOAD = envbool("DJANGO_HSTS_PRELOAD", True)
     SECURE_CONTENT_TYPE_NOSNIFF = True
     SECURE_REFERRER_POLICY = "same-origin"
+
+# Content-Security-Policy on every response (Django's own): scripts, styles and everything else
+# from this site only; no inline script or style, no eval (htmx is configured for it in
+# base.html). The table page also names its own websocket origin (games/views.py).
+SECURE_CSP = {
+    "default-src": [CSP.SELF],
+    "script-src": [CSP.SELF],
+    "style-src": [CSP.SELF],
+    "img-src": [CSP.SELF],
+    "connect-src": [CSP.SELF],
+    "object-src": [CSP.NONE],
+    "base-uri": [CSP.NONE],
+    "form-action": [CSP.SELF],
+    "frame-ancestors": [CSP.NONE],
+}
+# Permissions-Policy on every response (toepen_site/security.py): the table keeps the screen
+# awake during a hand; nothing here needs a camera, a microphone, the location, payment or
+# devices, so no page (nor anything injected into one) may ask for them. Vibration is not a
+# policy feature: it needs no entry.
+PERMISSIONS_POLICY = {
+    "screen-wake-lock": "self",
+    **dict.fromkeys(
+        [
+            "accelerometer",
+            "camera",
+            "display-capture",
+            "geolocation",
+            "gyroscope",
+            "hid",
+            "magnetometer",
+            "microphone",
+            "midi",
+            "payment",
+            "publickey-credentials-get",
+            "serial",
+            "usb",
+            "xr-spatial-tracking",
+        ],
+        "",
+    ),
+}
 
 LOGGING = {
     "version": 1,

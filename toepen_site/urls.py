@@ -1,8 +1,13 @@
+from allauth.account.decorators import secure_admin_login
 from django.contrib import admin
 from django.urls import include, path
 
 from accounts import views as account_views
 from games import views as game_views
+
+# The admin's own sign-in form has no limit on failed attempts: send it through allauth's
+# sign-in, which has (ACCOUNT_RATE_LIMITS), as allauth's documentation advises.
+admin.site.login = secure_admin_login(admin.site.login)  # type: ignore[method-assign]
 
 urlpatterns = [
     path("", game_views.home, name="home"),

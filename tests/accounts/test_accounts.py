@@ -73,6 +73,24 @@ def test_failed_sign_ins_are_rate_limited(anna, anonymous_client):
     assert anonymous_client.get(reverse("accounts:profile")).status_code == 302
 
 
+def test_a_stranger_failing_on_purpose_does_not_lock_anna_out(anna, anonymous_client, client):
+    stranger, at_home = "203.0.113.9", "198.51.100.7"
+    for _ in range(8):
+        anonymous_client.post(
+            reverse("account_login"), {"login": "anna", "password": "wrong"}, REMOTE_ADDR=stranger
+        )
+    response = client.post(
+        reverse("account_login"), {"login": "anna", "password": PASSWORD}, REMOTE_ADDR=at_home
+    )
+    assert response.status_code == 302
+    assert client.get(reverse("accounts:profile"), REMOTE_ADDR=at_home).status_code == 200
+    # The stranger himself stays locked out of Anna's account, right password or not.
+    response = anonymous_client.post(
+        reverse("account_login"), {"login": "anna", "password": PASSWORD}, REMOTE_ADDR=stranger
+    )
+    assert b"Too many failed login attempts" in response.content
+
+
 def test_signing_out_takes_a_post(anna_client):
     anna_client.post(reverse("account_logout"))
     assert anna_client.get(reverse("accounts:profile")).status_code == 302

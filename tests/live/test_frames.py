@@ -186,6 +186,86 @@ async def test_a_foreign_origin_is_refused(klaver: Club4) -> None:
     assert not connected
 
 
+async def test_one_session_cannot_open_unlimited_sockets(klaver: Club4, settings) -> None:
+    settings.TOEPEN_SOCKETS_PER_SESSION = 2
+    table = await started_table(klaver)
+    first = await connect(klaver.anna, table.code)
+    second = await connect(klaver.anna, table.code)
+    third = WebsocketCommunicator(
+        application,
+        f"/ws/tables/{table.code}/",
+        headers=[(b"cookie", klaver.anna.cookie()), ORIGIN, (b"host", b"localhost")],
+    )
+    connected, _ = await third.connect(timeout=5)
+    assert connected  # accepted only to be told why, in a frame, then closed with 4429
+    assert "too many table pages open" in await third.receive_from(timeout=5)
+    assert (await third.receive_output(timeout=5)) == {"type": "websocket.close", "code": 4429}
+    # Another person's sockets are her own; and a socket closed makes room again.
+    await (await connect(klaver.bram, table.code)).close()
+    await first.close()
+    again = await connect(klaver.anna, table.code)
+    await again.close()
+    await second.close()
+
+
+async def opens(
+    klaver: Club4, code: str, host: str, origin: str, *more: tuple[bytes, bytes]
+) -> bool:
+    communicator = WebsocketCommunicator(
+        application,
+        f"/ws/tables/{code}/",
+        headers=[
+            (b"cookie", klaver.anna.cookie()),
+            (b"host", host.encode()),
+            (b"origin", origin.encode()),
+            *more,
+        ],
+    )
+    connected, _ = await communicator.connect(timeout=5)
+    await communicator.disconnect()
+    return bool(connected)
+
+
+@pytest.mark.parametrize(
+    ("host", "origin"),
+    [
+        ("localhost:8000", "http://localhost:9000"),  # another port of the same host
+        ("localhost", "http://localhost:8000"),
+        ("localhost:8000", "https://localhost:8000"),  # an https page, a plain ws socket
+        ("localhost", "https://localhost"),
+        ("localhost:8000", "http://evil.example:8000"),  # another host
+        ("localhost:8000", "http://localhost.evil.example:8000"),
+        ("localhost:8000", "null"),
+    ],
+)
+async def test_a_socket_from_another_origin_is_refused(
+    klaver: Club4, host: str, origin: str
+) -> None:
+    table = await started_table(klaver)
+    assert await opens(klaver, table.code, host, "http://" + host)  # the page's own origin
+    assert not await opens(klaver, table.code, host, origin)
+
+
+async def test_behind_a_proxy_the_forwarded_scheme_counts_and_only_then(
+    klaver: Club4, settings
+) -> None:
+    table = await started_table(klaver)
+    forwarded = (b"x-forwarded-proto", b"https")
+    assert not await opens(klaver, table.code, "localhost", "https://localhost", forwarded)
+    settings.SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    assert await opens(klaver, table.code, "localhost", "https://localhost", forwarded)
+    assert not await opens(klaver, table.code, "localhost", "http://localhost", forwarded)
+
+
+async def test_a_trusted_origin_may_open_a_socket(klaver: Club4, settings) -> None:
+    table = await started_table(klaver)
+    settings.CSRF_TRUSTED_ORIGINS = ["https://toepen.example.nl", "https://*.klaver.example"]
+    assert await opens(klaver, table.code, "localhost:8000", "https://toepen.example.nl")
+    assert await opens(klaver, table.code, "localhost:8000", "https://tafel.klaver.example")
+    assert not await opens(klaver, table.code, "localhost:8000", "http://toepen.example.nl")
+    assert not await opens(klaver, table.code, "localhost:8000", "https://toepen.example.nl:8443")
+
+
 async def test_only_seated_players_and_watching_members_may_connect(klaver: Club4) -> None:
     table = await started_table(klaver)
     # Eva is not a member and has no seat.

@@ -5,12 +5,13 @@ from __future__ import annotations
 import re
 
 import pytest
-from django.test import Client
+from django.test import Client, override_settings
 
 from accounts.models import Guest
 from games import services
 from games.models import Seat, Table
 from tests.live.conftest import Club4
+from tests.names import DECEPTIVE
 
 pytestmark = pytest.mark.django_db
 
@@ -92,6 +93,20 @@ def test_joining_without_a_name_changes_nothing(klaver: Club4) -> None:
     response = guest.post(f"/t/{table.code}/join/", {"name": "   "}, follow=True)
     assert Seat.objects.get(table=table, index=1).is_free
     assert "name" in response.content.decode().lower()
+
+
+@pytest.mark.parametrize("name", DECEPTIVE)
+def test_a_seat_name_that_looks_blank_or_turns_text_around_is_refused_with_a_reason(
+    klaver: Club4, name: str
+) -> None:
+    table = waiting_table(klaver, bots={2: "easy", 3: "easy"})
+    guest = Client()
+    guest.get(f"/t/{table.code}/")
+    response = guest.post(f"/t/{table.code}/join/", {"name": name}, follow=True)
+    assert Seat.objects.get(table=table, index=1).is_free
+    assert not Guest.objects.exists()
+    page = response.content.decode()
+    assert "nothing visible" in page or "turn text around" in page
 
 
 def test_a_taken_seat_cannot_be_taken_again(klaver: Club4) -> None:
@@ -209,3 +224,55 @@ def test_typing_a_code_finds_the_table_or_says_there_is_none(klaver: Club4) -> N
     assert found.status_code == 302 and found["Location"] == f"/t/{table.code}/"
     missing = Client().get("/play/", {"code": "ZZZZZZ"})
     assert missing.status_code == 200 and "no table" in missing.content.decode().lower()
+
+
+def test_guessing_table_codes_is_throttled_per_client_and_right_codes_never_count(
+    klaver: Club4, settings
+) -> None:
+    settings.TOEPEN_CODE_GUESS_RATE = (5, 600)
+    table = waiting_table(klaver, bots={2: "easy", 3: "easy"})
+    guesser = Client(REMOTE_ADDR="203.0.113.9", HTTP_ACCEPT_LANGUAGE="nl")
+    for _ in range(8):  # someone who knows the code comes back as often as she likes
+        assert guesser.get("/play/", {"code": table.code}).status_code == 302
+        assert guesser.get(f"/t/{table.code}/").status_code == 200
+    # Wrong codes count, at /play/ and at a table's address alike.
+    for guess in ("AAAAAA", "BBBBBB", "CCCCCC"):
+        assert guesser.get("/play/", {"code": guess}).status_code == 200
+    for guess in ("DDDDDD", "EEEEEE"):
+        assert guesser.get(f"/t/{guess}/").status_code == 404
+    refused = guesser.get("/play/", {"code": table.code})
+    assert refused.status_code == 429
+    assert 0 < int(refused["Retry-After"]) <= 601
+    assert "Te vaak geprobeerd" in refused.content.decode()
+    assert guesser.get(f"/t/{table.code}/").status_code == 429
+    assert guesser.post(f"/t/{table.code}/join/", {"name": "Gijs"}).status_code == 429
+    assert Seat.objects.get(table=table, index=1).is_free
+    # Another client is not held back by this one.
+    assert Client(REMOTE_ADDR="198.51.100.7").get(f"/t/{table.code}/").status_code == 200
+
+
+def test_taking_seats_is_throttled_per_client(klaver: Club4, settings) -> None:
+    settings.TOEPEN_JOIN_RATE = (3, 60)
+    table = waiting_table(klaver, seat_count=6)
+    for n in range(3):
+        response = Client().post(f"/t/{table.code}/join/", {"name": f"Gast {n}"})
+        assert response.status_code == 302
+    response = Client().post(f"/t/{table.code}/join/", {"name": "Gast 4"})
+    assert response.status_code == 429
+    assert "Too many tries" in response.content.decode()
+    assert Guest.objects.count() == 3
+
+
+def test_the_table_page_names_its_own_websocket_in_its_policy(klaver: Club4) -> None:
+    # 'self' covers a same-origin websocket only in CSP Level 3 browsers (Safari from 16).
+    table = waiting_table(klaver)
+
+    def connect_src(**extra: object) -> str:
+        response = Client().get(f"/t/{table.code}/", HTTP_HOST="toepen.example.nl:8000", **extra)
+        policy = response["Content-Security-Policy"]
+        assert "script-src 'self';" in policy
+        return next(d for d in policy.split("; ") if d.startswith("connect-src"))
+
+    with override_settings(ALLOWED_HOSTS=["toepen.example.nl"]):
+        assert connect_src() == "connect-src 'self' ws://toepen.example.nl:8000"
+        assert connect_src(secure=True) == "connect-src 'self' wss://toepen.example.nl:8000"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+from http.client import HTTPConnection
 
 import pytest
 
@@ -111,3 +112,22 @@ async def test_a_server_killed_mid_hand_restarts_and_the_hand_goes_on(cluster: C
         assert not any(p.errors for p in table.phones)
     finally:
         await close_all(table)
+
+
+def test_wrong_codes_tried_at_one_server_count_at_the_other(cluster: Cluster) -> None:
+    """The throttles count in the shared cache: spreading guesses over processes gains nothing."""
+    cluster.ensure_running()
+
+    def status(port: int, code: str) -> int:
+        # From an address of its own, so the other tests' client is not the one held back.
+        conn = HTTPConnection("127.0.0.1", port, timeout=10, source_address=("127.0.0.2", 0))
+        try:
+            conn.request("GET", f"/play/?code={code}")
+            return conn.getresponse().status
+        finally:
+            conn.close()
+
+    # TOEPEN_CODE_GUESS_RATE's default: 20 wrong codes in ten minutes from one client.
+    ports = [cluster.a.port, cluster.b.port] * 11
+    answers = [status(port, f"ZZZ{n:03d}") for n, port in enumerate(ports[:21])]
+    assert answers == [200] * 20 + [429]

@@ -49,3 +49,26 @@ def test_the_admin_validates_profile_rules_with_the_engine(club, client):
     assert "starting_lives" in response.content.decode()
     profile.refresh_from_db()
     assert profile.rules_json["starting_lives"] == 10
+
+
+def test_the_admin_sign_in_goes_through_the_rate_limited_sign_in(client):
+    response = client.get("/admin/login/?next=/admin/")
+    assert response.status_code == 302
+    assert response.url == f"{reverse('account_login')}?next=%2Fadmin%2F"
+
+
+def test_the_admins_own_form_signs_nobody_in_staff_use_the_sign_in(client):
+    User.objects.create_superuser("root", "root@example.com", "root-pass-123")
+    for password in ["wrong"] * 10 + ["root-pass-123"]:
+        response = client.post(
+            "/admin/login/?next=/admin/", {"username": "root", "password": password}
+        )
+        assert response.status_code == 302
+        assert response.url.startswith(reverse("account_login"))
+    assert "_auth_user_id" not in client.session
+    # The way in for staff is the sign-in, which counts failures.
+    response = client.post(
+        f"{reverse('account_login')}?next=/admin/", {"login": "root", "password": "root-pass-123"}
+    )
+    assert response.url == "/admin/"
+    assert client.get("/admin/").status_code == 200
