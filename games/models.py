@@ -8,7 +8,6 @@ server process, and a restarted server carries on where the last one stopped.
 from __future__ import annotations
 
 import secrets
-from typing import Any
 
 from django.conf import settings
 from django.db import models
@@ -98,10 +97,6 @@ class Table(models.Model):
     def rules(self) -> HouseRules:
         return HouseRules.from_json(self.rules_json)
 
-    @property
-    def group_name(self) -> str:
-        return f"table-{self.pk}"
-
 
 class Seat(models.Model):
     """A chair at a table: empty, a person (member or guest) on some phone, or a computer player.
@@ -145,10 +140,6 @@ class Seat(models.Model):
 
     def __str__(self) -> str:
         return f"{self.table.code} #{self.index} {self.name}"
-
-    @property
-    def is_bot(self) -> bool:
-        return bool(self.bot_level)
 
     @property
     def is_free(self) -> bool:
@@ -250,9 +241,6 @@ class PlayedHand(models.Model):
 
     def __str__(self) -> str:
         return f"{self.rubber} hand {self.number}"
-
-    def actions(self) -> list[dict[str, Any]]:
-        return list(self.record.get("actions", []))
 
 
 class ActionReceipt(models.Model):

@@ -34,6 +34,7 @@ from games.access import is_member
 from games.conf import pace, seconds
 from games.engine import Action, BadRecord, IllegalAction, parse_action
 from games.engine import table as table_rules
+from games.engine.rubber import first_dealer_after
 from games.engine.rules import MAX_SEATS, HouseRules
 from games.engine.table import BOT_STEPS, LAUNDRY_ACTS, Step
 from games.models import (
@@ -302,25 +303,6 @@ def leave_seat(table_id: int, index: int, holder: Holder) -> int:
         return _save(load_state(table), timezone.now())
 
 
-def set_bot(table_id: int, index: int, level: str, user: User) -> int:
-    """The creator puts a computer player in a free seat (or takes one out: level "")."""
-    with transaction.atomic():
-        table = _lock(table_id)
-        if table.created_by_id != user.pk:
-            raise TableError("not_allowed", _("Only the table's creator seats computer players."))
-        if table.status == Table.Status.PLAYING:
-            raise TableError("playing", _("Not during a rubber."))
-        if level and level not in BotLevel.values:
-            raise TableError("bad_bots", _("Unknown level."))
-        seat = Seat.objects.get(table=table, index=index)
-        if seat.holder_key:
-            raise TableError("seat_taken", _("A person sits there."))
-        seat.bot_level = level
-        seat.name = _bot_name(index, level) if level else ""
-        seat.save()
-        return _save(load_state(table), timezone.now())
-
-
 def mark_seen(table_id: int, holder: Holder) -> None:
     """A phone is here: its seats count as connected (a heartbeat: one update, no lock).
 
@@ -409,11 +391,7 @@ def start_rubber(table_id: int, user: User) -> int:
         if previous is not None and previous.over:
             last = previous.hands.order_by("-number").first()
             assert last is not None and last.result is not None
-            result = last.result
-            in_hand = (
-                result["winner"] if result["winner"] is not None else result["last_trick_winner"]
-            )
-            dealer = last.seats[in_hand]
+            dealer = first_dealer_after(last.result, last.seats)
         else:
             dealer = random.SystemRandom().randrange(table.seat_count)
         rubber = Rubber.objects.create(

@@ -39,15 +39,6 @@ class Action(NamedTuple):
     def as_auto(self) -> Action:
         return self._replace(auto=True)
 
-    def describe(self) -> str:
-        if self.act == "play" and self.card is not None:
-            return f"seat {self.seat} plays {TOKENS[self.card]}"
-        if self.act == "challenge":
-            return f"seat {self.seat} challenges seat {self.target}"
-        if self.act == "announce":
-            return f"seat {self.seat} announces {self.kind}"
-        return f"seat {self.seat} {self.act}s"
-
 
 def _table() -> tuple[
     list[Action],

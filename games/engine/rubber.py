@@ -7,7 +7,7 @@ lives left), so each hand has its own seat numbers; `hand_seats` maps them back.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -146,13 +146,17 @@ class Rubber:
         if not self.over:
             raise EngineError("hand_over", "the rubber is still going on")
         last = self.outcomes[-1]
-        result = last.result
-        dealer_in_hand = (
-            result["winner"] if result["winner"] is not None else result["last_trick_winner"]
-        )
         return Rubber(
             self.rules,
             list(self.players),
-            dealer=last.seats[dealer_in_hand],
+            dealer=first_dealer_after(last.result, last.seats),
             number=self.number + 1,
         )
+
+
+def first_dealer_after(result: Mapping[str, Any], seats: Sequence[int]) -> int:
+    """The first dealer of the next rubber (a table seat): whoever won the last rubber's last
+    hand, or took its last trick when nobody won it. `result` is that hand's toepen-result/1,
+    `seats` its hand seats' table seats."""
+    in_hand = result["winner"] if result["winner"] is not None else result["last_trick_winner"]
+    return int(seats[in_hand])

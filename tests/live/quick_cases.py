@@ -264,9 +264,10 @@ async def test_a_phone_action_takes_the_quick_path_and_every_phone_sees_it(klave
     fast = quick.get()
     assert fast is not None
     written = fast.written
-    await phones[seat].send({"type": "action", "seat": seat, "id": "from-a-phone", **payload})
+    frame = {"type": "action", "seat": seat, "id": "from-a-phone", "hand": "1/1", **payload}
+    await phones[seat].send(frame)
     for phone in phones:
-        frames = await phone.drain(0.5)
+        frames = [f for f in await phone.drain(0.5) if "table-live" in f]
         assert frames and live_attrs(frames[-1])["version"] == str(table.version + 1)
     assert fast.written == written + 1
     version = await sync_to_async(lambda: Table.objects.get(pk=table.pk).version)()

@@ -201,6 +201,13 @@ class Phone:
                 self.signal.fire()
 
     def _heard(self, frame: str) -> None:
+        if frame.startswith("{"):
+            # Not a view: the server took an action ({"ack": id}), or its heartbeat.
+            word = json.loads(frame)
+            if self.pending is not None and word.get("ack") == self.pending.get("id"):
+                self.pending = None
+            self.signal.fire()
+            return
         view = parse_view(frame, time.perf_counter())
         if view is None:
             self.errors.append(frame)
