@@ -1,4 +1,4 @@
-"""The installable app: manifest, service worker, offline page, and static files under daphne.
+"""The installable app: manifest, service worker and offline page.
 
 The service worker must be served from the site root to control every page, so it is a view
 at /sw.js rather than a static file. Its cache name is a hash of the files it precaches: a
@@ -7,15 +7,13 @@ changed stylesheet or script gives a new worker, which drops the old cache.
 
 from __future__ import annotations
 
-import gzip
 import hashlib
-import mimetypes
 from functools import lru_cache
 from pathlib import Path
 
 from django.conf import settings
 from django.contrib.staticfiles import finders
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.templatetags.static import static
@@ -100,44 +98,3 @@ def _fresh_version() -> str:
 @require_GET
 def offline(request: HttpRequest) -> HttpResponse:
     return render(request, "offline.html")
-
-
-# -- static files under daphne ---------------------------------------------------------------
-# Daphne serves the ASGI app alone, which has no static file handler. A proxy or CDN in front
-# may serve STATIC_ROOT instead; this view keeps a single daphne complete: found by the
-# staticfiles finders, gzipped when the browser accepts it, revalidated by ETag.
-
-COMPRESSIBLE = {"text/css", "text/javascript", "application/javascript", "image/svg+xml"}
-
-
-@lru_cache(maxsize=256)
-def _load(path: str) -> tuple[bytes, bytes | None, str, str]:
-    found = finders.find(path)
-    if not found or not Path(str(found)).is_file():
-        raise FileNotFoundError(path)
-    data = Path(str(found)).read_bytes()
-    kind = mimetypes.guess_type(path)[0] or "application/octet-stream"
-    packed = gzip.compress(data, 9, mtime=0) if kind in COMPRESSIBLE else None
-    etag = '"' + hashlib.sha256(data).hexdigest()[:16] + '"'
-    return data, packed, kind, etag
-
-
-@require_GET
-def static_file(request: HttpRequest, path: str) -> HttpResponse:
-    if ".." in Path(path).parts:
-        raise Http404
-    try:
-        data, packed, kind, etag = _load(path) if not settings.DEBUG else _load.__wrapped__(path)
-    except FileNotFoundError:
-        raise Http404 from None
-    if request.headers.get("If-None-Match") == etag:
-        response = HttpResponse(status=304)
-    elif packed is not None and "gzip" in request.headers.get("Accept-Encoding", ""):
-        response = HttpResponse(packed, content_type=kind)
-        response["Content-Encoding"] = "gzip"
-    else:
-        response = HttpResponse(data, content_type=kind)
-    response["ETag"] = etag
-    response["Vary"] = "Accept-Encoding"
-    response["Cache-Control"] = "public, max-age=86400"
-    return response

@@ -1,4 +1,3 @@
-from django.conf import settings
 from django.urls import path
 
 from games import pwa, views
@@ -16,9 +15,3 @@ urlpatterns = [
     path("sw.js", pwa.service_worker, name="service_worker"),
     path("offline/", pwa.offline, name="offline"),
 ]
-
-# Static files from this app when they live under the site (a lone daphne); not for a CDN URL.
-if settings.STATIC_URL.strip("/") and "://" not in settings.STATIC_URL:
-    urlpatterns.append(
-        path(f"{settings.STATIC_URL.strip('/')}/<path:path>", pwa.static_file, name="static")
-    )

@@ -89,6 +89,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "servestatic.middleware.ServeStaticMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "toepen_site.security.PermissionsPolicyMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -234,6 +235,20 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = Path(os.environ.get("DJANGO_STATIC_ROOT", BASE_DIR / "staticfiles"))
+# ServeStatic serves the static files from daphne itself, so one process is a whole site (a
+# proxy or CDN in front may serve STATIC_ROOT instead). `collectstatic` writes each file's
+# gzip and Brotli copies (and, in production, hashed names that may be cached for a year).
+# In development the files come straight from the finders unless
+# DJANGO_STATIC_FROM_FINDERS=false says to serve what `collectstatic` wrote.
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": "servestatic.storage.CompressedStaticFilesStorage"
+        if DEBUG
+        else "servestatic.storage.CompressedManifestStaticFilesStorage"
+    },
+}
+SERVESTATIC_USE_FINDERS = envbool("DJANGO_STATIC_FROM_FINDERS", DEBUG)
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
