@@ -138,6 +138,15 @@ FIELD_TEXT: dict[str, FieldText] = {
         gettext_lazy("Whether players whistle or stand for three or four tens or jacks."),
         YES_NO,
     ),
+    "away_conventions": FieldText(
+        gettext_lazy("A break and buying a round"),
+        gettext_lazy(
+            "Whether a player may step away: on a break at any moment (the table plays for "
+            "her, folding on a knock), or buying a round between hands, once a rubber (she "
+            "loses no lives in the hands dealt while she is away)."
+        ),
+        YES_NO,
+    ),
 }
 
 GROUPS: list[tuple[Promise, list[str]]] = [
@@ -156,6 +165,7 @@ GROUPS: list[tuple[Promise, list[str]]] = [
     (gettext_lazy("Folding and tricks"), ["voluntary_fold", "folded_card_wins", "suit_order"]),
     (gettext_lazy("Poverty"), ["poverty"]),
     (gettext_lazy("Announcements"), ["announcements"]),
+    (gettext_lazy("Away from the table"), ["away_conventions"]),
 ]
 
 BUILT_IN_NAMES: dict[str, Promise] = {

@@ -65,6 +65,7 @@ class HouseRules:
     folded_card_wins: bool = True
     suit_order: SuitOrder = "HSDC"
     announcements: bool = True
+    away_conventions: bool = True
 
     def __post_init__(self) -> None:
         for name, value in dataclasses.asdict(self).items():
@@ -163,6 +164,7 @@ FIELDS: Final[dict[str, FieldSpec]] = {
         FieldSpec("folded_card_wins", True),
         FieldSpec("suit_order", "HSDC", ("HSDC", "HDSC")),
         FieldSpec("announcements", True),
+        FieldSpec("away_conventions", True),
     )
 }
 
@@ -188,7 +190,9 @@ SIWWESCHROOM: Final = HouseRules(
     announcements=False,
     voluntary_fold=True,
 )
-TOURNAMENT: Final = HouseRules(response_order="sequential", response_seconds=20)
+TOURNAMENT: Final = HouseRules(
+    response_order="sequential", response_seconds=20, away_conventions=False
+)
 
 BUILT_IN_PROFILES: Final[dict[str, HouseRules]] = {
     "classic": CLASSIC,

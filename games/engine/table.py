@@ -18,6 +18,7 @@ from .actions import Action
 from .errors import IllegalAction
 from .hand import Hand
 from .observe import Observation
+from .rules import HouseRules
 
 LAUNDRY_ACTS = frozenset({"exchange", "challenge"})
 
@@ -69,8 +70,9 @@ def verify(hand: Hand, action: Action, in_laundry: bool) -> None:
 
 
 def auto_action(observation: Observation) -> Action:
-    """What the table plays for a player who is away or out of time: no knocks, fold on a
-    knock, the lowest legal card."""
+    """What the table plays for a player who is away or out of time (rules.md 3.8): no
+    exchange, challenge, knock or announcement; on a knock she must answer, she folds; in her
+    turn her lowest legal card (the lowest rank; between equal ranks the suit first in C D H S)."""
     legal = observation.legal
     if not legal:
         raise ValueError("nothing is legal for this seat")
@@ -79,8 +81,34 @@ def auto_action(observation: Observation) -> Action:
         return next(a for a in legal if a.act == "fold")
     plays = [action for action in legal if action.act == "play"]
     if plays:
-        return min(plays, key=lambda action: (action.card or 0) & 7)
+        # A card is suit * 8 + rank, suits C D H S: rank first, then the suit.
+        return min(plays, key=lambda action: ((action.card or 0) & 7, (action.card or 0) >> 3))
     return next(a for a in legal if a.act not in ("knock", "announce", *LAUNDRY_ACTS))
+
+
+# Why a player is away (rules.md 3.8): on a break, or buying a round.
+AWAY_REASONS = ("break", "round")
+
+
+def check_away(
+    rules: HouseRules, reason: str, hand_under_way: bool, round_bought: bool
+) -> None:
+    """Raise Refused unless a player may now go away for `reason` (`hand_under_way`: a hand is
+    dealt and not over; `round_bought`: she bought a round in this rubber already)."""
+    if not rules.away_conventions:
+        raise Refused("no_away", "no_away", "these rules have no breaks or rounds")
+    if reason not in AWAY_REASONS:
+        raise Refused("bad_action", "bad_action", f"{reason!r} is not a reason to be away")
+    if reason == "round" and hand_under_way:
+        raise Refused("not_between_hands", "round_between_hands", "a round is bought between hands")
+    if reason == "round" and round_bought:
+        raise Refused("round_bought", "round_bought", "a round is bought once a rubber")
+
+
+def laundry_done(hand_seats: Sequence[int], ready: Sequence[int], away: Sequence[str]) -> bool:
+    """Whether every player still to have her say in the laundry has said she is done: players
+    away have no say (the table makes no exchange for them)."""
+    return all(seat in ready or (away and away[seat]) for seat in hand_seats)
 
 
 @dataclass(frozen=True)
@@ -116,6 +144,11 @@ class Moment:
     laundry_ready: Sequence[int] = ()
     bots_offered: Sequence[int] = ()
     awaiting_since: datetime | None = None
+    # Per table seat: "" (here), "break" or "round" (rules.md 3.8); empty: nobody away.
+    away: Sequence[str] = ()
+
+    def is_away(self, table_seat: int) -> bool:
+        return bool(self.away) and bool(self.away[table_seat])
 
 
 # What a step is; a "bot_offer" asks a computer player that is not due whether it knocks,
@@ -173,11 +206,16 @@ def plan(table: Moment, pace: Pace, now: datetime) -> list[Step]:
         since = table.awaiting_since or changed
         window = timedelta(seconds=hand.rules.response_seconds)
         steps.append(Step(since + window, "close_answers"))
-        return steps + [Step(bot_at, "bot", s) for s in due if table.seats[s].bot]
+        steps += [Step(bot_at, "bot", s) for s in due if table.seats[s].bot]
+        # The table answers for a player who is away, at a computer player's pace.
+        return steps + [Step(bot_at, "auto", s) for s in due if table.is_away(s)]
     for table_seat in due:
         seat = table.seats[table_seat]
         if seat.bot:
             steps.append(Step(bot_at, "bot", table_seat))
+            continue
+        if table.is_away(table_seat):
+            steps.append(Step(bot_at, "auto", table_seat))
             continue
         # The turn clock, or sooner if her phone goes quiet for the grace period.
         turn = changed + timedelta(seconds=pace.turn)

@@ -88,6 +88,7 @@ DEFAULTS = {
     "folded_card_wins": True,
     "suit_order": "HSDC",
     "announcements": True,
+    "away_conventions": True,
 }
 
 GOOD_VALUES = [
@@ -129,9 +130,14 @@ GOOD_VALUES = [
     ("suit_order", "HDSC"),
     ("announcements", True),
     ("announcements", False),
+    ("away_conventions", True),
+    ("away_conventions", False),
 ]
 
 BAD_VALUES = [
+    ("away_conventions", "yes"),
+    ("away_conventions", 1),
+    ("away_conventions", None),
     ("starting_lives", 0),
     ("starting_lives", 31),
     ("starting_lives", "10"),
@@ -248,11 +254,12 @@ def test_the_siwweschroom_profile_plays_seven_point_rubbers_to_the_last_standing
     }
 
 
-def test_the_tournament_profile_is_classic_with_twenty_second_answers():
+def test_the_tournament_profile_is_classic_with_twenty_second_answers_and_nobody_away():
     assert TOURNAMENT.to_json() == {
         **DEFAULTS,
         "response_order": "sequential",
         "response_seconds": 20,
+        "away_conventions": False,
     }
 
 

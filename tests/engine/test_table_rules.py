@@ -11,12 +11,13 @@ import dataclasses
 import random
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from games.engine import Action, Hand, observe
+from games.engine import Action, Hand, HouseRules, observe
 from games.engine import table as table_rules
-from games.engine.table import LAUNDRY_ACTS, Moment, Pace, Refused, Seat
+from games.engine.table import LAUNDRY_ACTS, Moment, Pace, Refused, Seat, Step
 from tests.engine.test_properties import dealt_hands, every_action
 
 NOW = datetime(2026, 11, 24, 20, 0, tzinfo=UTC)
@@ -65,8 +66,11 @@ def test_a_seat_is_offered_exactly_what_the_table_takes(
     ) == before  # verify changes nothing
 
 
-def moment_of(hand: Hand, bots: list[bool], laundry: bool, awaiting_since: bool) -> Moment:
+def moment_of(
+    hand: Hand, bots: list[bool], laundry: bool, awaiting_since: bool, away: list[str] = ()
+) -> Moment:
     return Moment(
+        away=[reason if not bot else "" for reason, bot in zip(away, bots, strict=False)],
         hand=hand,
         hand_seats=list(range(hand.n)),
         seats=[Seat(bot=bot, last_seen=NOW - timedelta(seconds=100)) for bot in bots],
@@ -83,13 +87,19 @@ def moment_of(hand: Hand, bots: list[bool], laundry: bool, awaiting_since: bool)
     st.lists(st.booleans(), min_size=8, max_size=8),
     st.booleans(),
     st.booleans(),
+    st.lists(st.sampled_from(["", "", "break", "round"]), min_size=8, max_size=8),
 )
 def test_every_step_the_table_plans_is_one_the_table_takes(
-    dealt: tuple[Hand, int], steps: int, bots: list[bool], laundry: bool, since: bool
+    dealt: tuple[Hand, int],
+    steps: int,
+    bots: list[bool],
+    laundry: bool,
+    since: bool,
+    away: list[str],
 ) -> None:
     hand, seed = dealt
     hand = walked(hand, seed, steps)
-    moment = moment_of(hand, bots[: hand.n], laundry and hand.laundry, since)
+    moment = moment_of(hand, bots[: hand.n], laundry and hand.laundry, since, away[: hand.n])
     in_laundry = table_rules.laundry_open(hand, moment.laundry_until, NOW)
     planned = table_rules.plan(moment, Pace(), NOW)
     if hand.complete:
@@ -117,3 +127,53 @@ def test_every_step_the_table_plans_is_one_the_table_takes(
             assert step.seat not in hand.due()
     due = table_rules.due_step(planned, NOW + timedelta(hours=1))
     assert due is not None and due.when == table_rules.next_deadline(planned)
+    # A player who is away is played for at a computer player's pace, never left to her clock.
+    bot_at = moment.changed_at + timedelta(seconds=Pace().bot)
+    for seat in hand.due() if not in_laundry else ():
+        if moment.is_away(seat):
+            assert Step(bot_at, "auto", seat) in planned, (seat, planned)
+
+
+def test_the_table_plays_the_lowest_card_and_between_equal_ranks_clubs_first() -> None:
+    from games.engine import card_from_token
+
+    def playing(*tokens: str) -> Action:
+        legal = tuple(Action(0, "play", card=card_from_token(t)) for t in tokens)
+        hand = Hand.deal(HouseRules(), [10, 10, 10], 0, 1)
+        observation = dataclasses.replace(observe(hand, 0), legal=legal, awaiting=())
+        return table_rules.auto_action(observation)
+
+    assert playing("KH", "JS", "10C").card == card_from_token("JS")
+    assert playing("7S", "7D", "9C").card == card_from_token("7D")
+    assert playing("JS", "JH", "JD", "JC").card == card_from_token("JC")
+
+
+def test_on_a_knock_the_table_folds_for_a_player_who_is_away() -> None:
+    hand = Hand.deal(HouseRules(), [10, 10, 10], 0, 5)
+    knocker = next(s for s in range(3) if Action(s, "knock") in hand.legal_actions(s))
+    hand.apply(Action(knocker, "knock"))
+    answering = hand.due()[0]
+    choice = table_rules.auto_action(observe(hand, answering))
+    assert choice == Action(answering, "fold")
+
+
+@pytest.mark.parametrize(
+    ("rules", "reason", "under_way", "bought", "code"),
+    [
+        (HouseRules(), "break", True, True, None),
+        (HouseRules(), "round", False, False, None),
+        (HouseRules(), "round", True, False, "not_between_hands"),
+        (HouseRules(), "round", False, True, "round_bought"),
+        (HouseRules(away_conventions=False), "break", False, False, "no_away"),
+        (HouseRules(), "nap", False, False, "bad_action"),
+    ],
+)
+def test_who_may_go_away_and_when(
+    rules: HouseRules, reason: str, under_way: bool, bought: bool, code: str | None
+) -> None:
+    if code is None:
+        table_rules.check_away(rules, reason, under_way, bought)
+        return
+    with pytest.raises(Refused) as refused:
+        table_rules.check_away(rules, reason, under_way, bought)
+    assert refused.value.code == code
