@@ -49,9 +49,12 @@ def statements(quote: Any) -> tuple[str, str]:
     """The quick action's write (PostgreSQL: data-modifying `WITH` clauses), and the read of the
     processes to tell.
 
-    The write's parameters: the table's changed fields; the table's id, the snapshot's version,
-    the table's id and the action id (the conditions); the hand's record and id; the action
-    id, the new version and the moment (the receipt). It returns one row when it wrote, none
+    The write's parameters: the table's id and the snapshot's version (the row it claims);
+    the table's changed fields; the table's id and the action id (the receipt it must not
+    find); the hand's record and id; the action id, the new version and the moment (the
+    receipt). The row is claimed without waiting: when another transaction holds it, nothing
+    is written and the locked path decides, so a stuck table never holds up this process's
+    other quick actions, which share the one connection. It returns one row when it wrote, none
     when it did not. The read's: the table's id and the oldest heartbeat still counted.
 
     The listeners are read by a statement of their own after the write (in the same round
@@ -69,9 +72,12 @@ def statements(quote: Any) -> tuple[str, str]:
     table_id = column(table, "id")
     # Only the models' own quoted names go into the SQL; every value is a parameter.
     write = f"""
-WITH changed AS (
+WITH claimed AS (
+    SELECT {table_id} FROM {t} WHERE {table_id} = %s AND {column(table, "version")} = %s
+    FOR UPDATE SKIP LOCKED
+), changed AS (
     UPDATE {t} SET {sets}
-    WHERE {table_id} = %s AND {column(table, "version")} = %s
+    WHERE {table_id} = (SELECT {table_id} FROM claimed)
       AND NOT EXISTS (
         SELECT 1 FROM {r}
         WHERE {column(receipt, "table")} = %s AND {column(receipt, "action_id")} = %s
@@ -127,12 +133,12 @@ class QuickActions:
         table = state.table
         django = self.django
         params = [
+            table.pk,
+            base[0],
             *(
                 field.get_db_prep_save(getattr(table, field.attname), connection=django)
                 for field in self.fields
             ),
-            table.pk,
-            base[0],
             table.pk,
             action_id,
             self.record.get_db_prep_save(state.hand_row.record, connection=django),

@@ -20,7 +20,7 @@ from typing import Any
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
-from django.db import transaction
+from django.db import OperationalError, transaction
 from django.db.models import F
 from django.utils import timezone
 from django.utils.functional import Promise
@@ -70,6 +70,14 @@ class TableError(Exception):
         super().__init__(str(message))
         self.code = code
         self.message = message
+
+
+class Busy(TableError):
+    """Another transaction holds the table's row: for a person longer than the lock timeout
+    (DATABASE_LOCK_TIMEOUT_MS), for the clock at all. Nothing changed; try again."""
+
+    def __init__(self) -> None:
+        super().__init__("busy", _("The table is busy for a moment. Try again."))
 
 
 @dataclass(frozen=True)
@@ -151,6 +159,11 @@ _TABLE_DEADLINE = RowUpdate(Table, ("deadline_at",))
 _HAND_RECORD = RowUpdate(PlayedHand, ("record",))
 _NEW_RECEIPT = RowInsert(ActionReceipt, ("table", "action_id", "version", "created_at"))
 _LOCKED = Prepared(lambda table_id: Table.objects.select_for_update().filter(pk=table_id))
+# The clock's lock: a row another transaction holds is passed over at once, not waited for
+# (SKIP LOCKED on PostgreSQL; SQLite has one writer at a time and no row locks).
+_CLAIMED = Prepared(
+    lambda table_id: Table.objects.select_for_update(skip_locked=True).filter(pk=table_id)
+)
 _TABLE = Prepared(lambda table_id: Table.objects.filter(pk=table_id))
 _RECEIPT = Prepared(
     lambda table_id, action_id: ActionReceipt.objects.filter(
@@ -182,7 +195,14 @@ def listened_since(now: datetime) -> datetime:
 
 
 def _lock(table_id: int) -> Table:
-    for table in _LOCKED(table_id):
+    try:
+        rows = _LOCKED(table_id)
+    except OperationalError as error:
+        # PostgreSQL gave up waiting for the row (lock_timeout, or statement_timeout first).
+        if getattr(error.__cause__, "sqlstate", None) in ("55P03", "57014"):
+            raise Busy from None
+        raise
+    for table in rows:
         return table
     raise TableError("not_found", _("There is no such table."))
 
@@ -752,7 +772,8 @@ def _carry_out(state: TableState, step: Step, now: datetime, decision: Action | 
 
 
 def fire_deadline(table_id: int, now: datetime | None = None) -> bool:
-    """Do what the table must do by itself at `now`; True when it changed.
+    """Do what the table must do by itself at `now`; True when it changed. Raises Busy, at
+    once, when another transaction holds the table's row.
 
     A computer player thinks before the table is locked; its move is applied only if the table
     has not changed meanwhile (else the new state has its own deadline, and the clock comes back).
@@ -767,7 +788,11 @@ def fire_deadline(table_id: int, now: datetime | None = None) -> bool:
     if planned is not None and planned.kind in BOT_STEPS:
         decision = _think(current, planned)
     with transaction.atomic():
-        locked = _lock(table_id)
+        locked = next(iter(_CLAIMED(table_id)), None)
+        if locked is None:
+            # Another transaction holds the row (or the table is gone): a stuck one must not
+            # stop the clock, which fires the other tables and comes back to this one.
+            raise Busy
         if locked.version != table.version or locked.deadline_at is None:
             return False
         state = editable_state(locked)

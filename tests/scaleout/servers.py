@@ -91,12 +91,18 @@ def migrate(env: dict[str, str]) -> None:
     run(["manage.py", "migrate", "--noinput", "-v", "0"], env, timeout=180)
 
 
-def seed(env: dict[str, str], tables: int = 1, lives: int = 10) -> list[dict[str, Any]]:
-    """Tables of four people, each with her own session, the first rubber dealt (seed.py)."""
+def seed(
+    env: dict[str, str], tables: int = 1, lives: int = 10, bots: int = 0
+) -> list[dict[str, Any]]:
+    """Tables of four people, each with her own session, the first rubber dealt, then `bots`
+    tables of four computer players (seed.py)."""
     out = run(
-        ["-m", "tests.scaleout.seed", "--tables", str(tables), "--lives", str(lives)],
+        [
+            *("-m", "tests.scaleout.seed", "--tables", str(tables)),
+            *("--lives", str(lives), "--bots", str(bots)),
+        ],
         env,
-        timeout=60 + tables,
+        timeout=60 + tables + bots,
     )
     return list(json.loads(out.strip().splitlines()[-1])["tables"])
 
@@ -236,9 +242,20 @@ class Daphne:
         self.proc.send_signal(signal.SIGKILL)
         self.proc.wait(timeout=10)
 
+    def pause(self) -> None:
+        """SIGSTOP: the process keeps whatever it holds (sockets, row locks) and does nothing,
+        as a process stuck on a swapped-out page or a frozen VM."""
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGCONT)
+
     def stop(self) -> None:
         if self.proc is None or self.proc.poll() is not None:
             return
+        self.proc.send_signal(signal.SIGCONT)  # a paused process would not see the SIGTERM
         self.proc.terminate()
         try:
             self.proc.wait(timeout=5)
