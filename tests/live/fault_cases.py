@@ -1,4 +1,5 @@
-"""Faults on PostgreSQL: a table whose row another transaction holds (a stuck process).
+"""Faults on PostgreSQL: a table whose row another transaction holds (a stuck process), and the
+notice that carries a change to the other processes whatever becomes of its writer.
 
 Not collected by the suite itself (the name does not start with test_): the suite's
 tests/scaleout/test_quick_postgres.py runs this file, like quick_cases.py, in a pytest of its
@@ -15,10 +16,10 @@ from typing import Any
 import psycopg
 import pytest
 from channels.db import database_sync_to_async
-from django.db import connection
+from django.db import connection, transaction
 from django.utils import timezone
 
-from games import clock, quick, services
+from games import clock, notices, quick, services
 from games.models import Table
 from tests.live.conftest import Club4
 from tests.live.quick_cases import a_card, rows, snapshot
@@ -112,3 +113,31 @@ async def test_a_quick_action_at_a_held_table_leaves_it_to_the_locked_path_witho
         await database_sync_to_async(stuck.rollback)()
         await fast.close()
     assert await database_sync_to_async(rows)(table.pk) == before
+
+
+class Undone(Exception):
+    pass
+
+
+def test_a_change_is_announced_by_its_own_transaction_only_when_it_commits(
+    klaver: Club4, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A change rolled back sends nothing; a committed one is heard with what it did, sent by
+    the database itself (the writer needs to do nothing more after its commit)."""
+    table = four_people_table(klaver)
+    params = connection.get_connection_params()
+    for name in ("cursor_factory", "context"):
+        params.pop(name, None)
+    with psycopg.connect(**params, autocommit=True) as listening:
+        listening.execute(f"LISTEN {notices.CHANNEL}")
+        seat, payload = a_card(table.pk)
+        who = holder(people(klaver)[seat])
+        with pytest.raises(Undone), transaction.atomic():
+            services.act(table.pk, who, seat, {"act": "knock"}, "undone")
+            raise Undone
+        services.act(table.pk, who, seat, payload, "done")
+        (notice,) = listening.notifies(timeout=10, stop_after=1)
+    monkeypatch.setattr(notices, "SENDER", "another-process")
+    heard = notices.heard(notice.payload, {table.pk})
+    assert heard is not None and heard["version"] == table.version + 1
+    assert heard["change"]["actions"][-1]["act"] == "play"

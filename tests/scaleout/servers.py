@@ -8,6 +8,7 @@ bounded.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
@@ -15,6 +16,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -289,3 +291,65 @@ class Daphne:
             return self.log_path.read_text(errors="replace")
         except OSError:
             return ""
+
+
+# -- faults -------------------------------------------------------------------------------------
+
+
+class StallingRelay:
+    """A TCP relay in front of Redis that a test can make stop answering (a Redis hiccup) for
+    the servers that connect through it, and only for them: the data is held, not lost, until
+    `resume()`. Runs its own event loop in a thread."""
+
+    def __init__(self, host: str = REDIS_HOST, port: int = REDIS_PORT) -> None:
+        self.upstream = (host, port)
+        self.port = free_port()
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.flowing = asyncio.Event()
+        self.server: asyncio.Server | None = None
+
+    def start(self) -> StallingRelay:
+        self.thread.start()
+        asyncio.run_coroutine_threadsafe(self._serve(), self.loop).result(timeout=10)
+        return self
+
+    async def _serve(self) -> None:
+        self.flowing.set()
+        self.server = await asyncio.start_server(self._relay, "127.0.0.1", self.port)
+
+    async def _relay(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            up_reader, up_writer = await asyncio.open_connection(*self.upstream)
+        except OSError:
+            writer.close()
+            return
+        await asyncio.gather(
+            self._pump(reader, up_writer), self._pump(up_reader, writer), return_exceptions=True
+        )
+
+    async def _pump(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while data := await reader.read(65536):
+                await self.flowing.wait()
+                writer.write(data)
+                await writer.drain()
+        finally:
+            writer.close()
+
+    def stall(self) -> None:
+        self.loop.call_soon_threadsafe(self.flowing.clear)
+
+    def resume(self) -> None:
+        self.loop.call_soon_threadsafe(self.flowing.set)
+
+    def stop(self) -> None:
+        async def close() -> None:
+            self.flowing.set()
+            if self.server is not None:
+                self.server.close()
+
+        with contextlib.suppress(Exception):
+            asyncio.run_coroutine_threadsafe(close(), self.loop).result(timeout=5)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(timeout=5)

@@ -1,5 +1,7 @@
 """Faults in a cluster of two daphne processes on PostgreSQL: a table whose row another
-transaction holds. It costs the other tables and the other process's phones nothing.
+transaction holds, a writer killed between its commit and telling anyone, Redis that stops
+answering, a process's listening connection cut by the database. Each costs the other tables
+and the other process's phones nothing, or at most a second.
 
 Phones of each table sit on both processes (seats 0 and 2 on A, 1 and 3 on B), as in
 test_two_servers.py. The bot tables play by themselves on the processes' clocks.
@@ -24,6 +26,7 @@ from tests.scaleout.servers import (
     Daphne,
     PostgresDatabase,
     RedisDatabase,
+    StallingRelay,
     base_env,
     seed,
 )
@@ -52,6 +55,7 @@ class Faulty:
     env: dict[str, str]
     a: Daphne
     b: Daphne
+    relay: StallingRelay
     database: PostgresDatabase
 
     def ensure_running(self) -> None:
@@ -84,16 +88,19 @@ def faulty(
     postgres: PostgresDatabase, redis_db: RedisDatabase, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Faulty]:
     logs = tmp_path_factory.mktemp("faults")
-    env = base_env(DATABASE_URL=postgres.url, REDIS_URL=redis_db.url, **FAULT_ENV)
+    relay = StallingRelay().start()
+    redis_url = f"redis://127.0.0.1:{relay.port}/{redis_db.number}"
+    env = base_env(DATABASE_URL=postgres.url, REDIS_URL=redis_url, **FAULT_ENV)
     a = Daphne(env, logs / "a.log")
     b = Daphne(env, logs / "b.log")
     try:
         a.start()
         b.start()
-        yield Faulty(env, a, b, postgres)
+        yield Faulty(env, a, b, relay, postgres)
     finally:
         a.stop()
         b.stop()
+        relay.stop()
 
 
 def ports(faulty: Faulty) -> list[int]:
@@ -189,5 +196,100 @@ async def test_an_action_at_a_table_whose_row_is_held_is_refused_as_busy(faulty:
         # Nothing was written: the same frame (same id) goes through now.
         await phone.send(frame)
         await table.seen_by_all(view.version, timeout=5)
+    finally:
+        await close_all(table)
+
+
+# -- a committed change reaches the other process ------------------------------------------------
+
+
+async def test_a_change_whose_writer_dies_right_after_its_commit_reaches_the_other_process(
+    faulty: Faulty,
+) -> None:
+    """The writer's commit lands while the writer is stopped, and the writer is killed: it never
+    tells anyone of the change. (Its quick action, one statement, waits for a row the test
+    holds; the test stops the writer, lets the row go, and PostgreSQL commits the statement.)"""
+    info, table = await people_table(faulty)
+    rng = random.Random(5)
+    try:
+        phone, view = await due_on(table, faulty.a.port, rng)
+        ((hand,),) = await asyncio.to_thread(
+            faulty.query,
+            "SELECT h.id FROM games_playedhand h JOIN games_rubber r ON r.id = h.rubber_id"
+            " WHERE r.table_id = %s ORDER BY r.number DESC, h.number DESC LIMIT 1",
+            (info["id"],),
+        )
+        with faulty.holding("SELECT id FROM games_playedhand WHERE id = %s FOR UPDATE", (hand,)):
+            await play_a_card(table, phone, view)
+            await until(lambda: faulty.query(WAITING), 5, "the write to wait for the hand's row")
+            faulty.a.pause()
+        await until(
+            lambda: faulty.version(info["id"]) > view.version,
+            5,
+            "the stopped writer's statement to commit",
+        )
+        await asyncio.to_thread(faulty.a.kill)
+        on_b = [p for p in table.phones if p.port == faulty.b.port]
+        seconds = await reached(on_b, view.version + 1, table.signal, REACH_SECONDS)
+        print(f"reached the other process {seconds * 1000:.0f} ms after the commit")
+    finally:
+        await close_all(table)
+        faulty.ensure_running()
+
+
+WAITING = (
+    "SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
+    " AND wait_event_type = 'Lock' AND backend_type = 'client backend'"
+)
+
+
+async def until(ready: Any, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not await asyncio.to_thread(ready):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+        await asyncio.sleep(0.01)
+
+
+async def test_a_change_reaches_the_other_process_while_redis_answers_nothing(
+    faulty: Faulty,
+) -> None:
+    _, table = await people_table(faulty)
+    rng = random.Random(6)
+    try:
+        phone, view = await due_on(table, faulty.a.port, rng)
+        faulty.relay.stall()
+        try:
+            await play_a_card(table, phone, view)
+            await table.seen_by_all(view.version, timeout=REACH_SECONDS + 1)
+        finally:
+            faulty.relay.resume()
+    finally:
+        await close_all(table)
+
+
+async def test_a_process_whose_listening_connection_was_cut_catches_up(faulty: Faulty) -> None:
+    """B's connection that hears the changes is cut by the database while B is stopped, and a
+    change is committed meanwhile: when B runs again it connects again and catches up."""
+    _, table = await people_table(faulty)
+    rng = random.Random(7)
+    try:
+        phone, view = await due_on(table, faulty.a.port, rng)
+        faulty.b.pause()
+        try:
+            assert faulty.b.proc is not None
+            cut = faulty.query(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                " WHERE datname = current_database() AND application_name = %s",
+                (f"toepen-hub {faulty.b.proc.pid}",),
+            )
+            assert cut == [(True,)], "B listens on one connection"
+            await play_a_card(table, phone, view)
+            on_a = [p for p in table.phones if p.port == faulty.a.port]
+            await reached(on_a, view.version + 1, table.signal, 5)
+        finally:
+            faulty.b.resume()
+        on_b = [p for p in table.phones if p.port == faulty.b.port]
+        await reached(on_b, view.version + 1, table.signal, 3)
     finally:
         await close_all(table)
