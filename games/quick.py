@@ -9,8 +9,9 @@ if it is still at the snapshot's version and the action's id is new (optimistic 
 the table's fields, the hand's record and the action's receipt are written together or not at
 all, and the notice that tells the other processes (games/notices.py) is sent with them.
 
-Whenever that does not hold (no snapshot here, another change came first, a repeated id, a
-refusal, an action that ends the hand, or no connection), `act` returns None and the caller
+Whenever that does not hold (no snapshot here, another change came first, a row another
+transaction holds, a repeated id, a refusal, an action that ends the hand, or no connection),
+`act` returns None and the caller
 takes the locked path (`services.act` in a worker thread), which decides with the database's
 word. Both paths run the same checks (`services.play`) and write the same rows.
 
