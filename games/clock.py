@@ -3,8 +3,10 @@
 Each server process runs one clock task. It sleeps until the nearest deadline in the database
 (at most a second, so deadlines set by other processes are seen), and fires each due table in a
 worker thread, so bot thinking and database work never block the event loop. Firing twice is
-harmless: `services.fire_deadline` locks the table and re-checks the deadline. Deadlines live in
-the database, so after a restart the new process fires whatever fell due meanwhile.
+harmless: `services.fire_deadline` locks the table and re-checks the deadline; a table whose row
+another transaction holds is passed over, never waited for, and tried again on the next round.
+Deadlines live in the database, so after a restart the new process fires whatever fell due
+meanwhile.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import asyncio
 import contextlib
 import logging
 import math
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from channels.db import database_sync_to_async
 from django.db.models import Min
@@ -89,17 +91,26 @@ async def stop() -> None:
 
 
 def _fire_due() -> datetime | None:
-    """Fire every due table; the next deadline after that."""
+    """Fire every due table; the next deadline after that. A table whose row another
+    transaction holds (a stuck process) is passed over, so it holds up no other table, and
+    looked at again on the next round."""
     from games import services
+    from games.models import Table
 
+    held = []
     for table_id in services.due_tables():
         try:
             services.fire_deadline(table_id)
+        except services.Busy:
+            held.append(table_id)
         except Exception:
             log.exception("table %s: firing its deadline failed", table_id)
-    from games.models import Table
-
-    return Table.objects.aggregate(next=Min("deadline_at"))["next"]
+    upcoming = Table.objects.exclude(pk__in=held).aggregate(next=Min("deadline_at"))["next"]
+    if held:
+        # Not at once (their deadlines are past): after a round's pause.
+        again = timezone.now() + timedelta(seconds=POLL_SECONDS)
+        upcoming = again if upcoming is None else min(upcoming, again)
+    return upcoming
 
 
 _fire_due_async = database_sync_to_async(_fire_due, thread_sensitive=False)

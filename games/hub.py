@@ -3,11 +3,11 @@
 A change to a table is published once per process, not once per phone. The process that made
 the change renders the new version for its own phones in the worker thread that committed it,
 from the state it has just written (no query, no replay), and hands the frames to the event loop
-in one go. With channels-redis, the other processes with phones at the table hear of it on
-their hub's channel, one message each: which processes those are is kept in the database
-(`TableListener`, read under the table's lock with the change), so a process never hears its
-own changes back and a table whose phones all use one process costs Redis nothing. Each renders
-the version once for its own phones. With the in-memory layer there is one process.
+in one go. Behind PostgreSQL, the other processes hear of it from the database itself: the
+change's transaction sent a notice (games/notices.py), which PostgreSQL delivers to every
+process's listening connection as the change commits, whatever becomes of the process that made
+it. Each hub keeps the notices of the tables it has phones at and renders the version once for
+its own phones. Behind SQLite there is one process.
 
 Each phone still gets its own view, rendered from the engine's `observe` for its own seats:
 only the version number travels between processes, never a card. Phones that see the table
@@ -24,15 +24,15 @@ import asyncio
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from channels.db import database_sync_to_async
-from channels.layers import InMemoryChannelLayer, get_channel_layer
 
+from games import notices
 from games.access import watchers_allowed
 from games.conf import seconds
-from games.tables import advance, change_of, read_hand
+from games.tables import advance, read_hand
 
 if TYPE_CHECKING:
     from games.models import PlayedHand
@@ -40,6 +40,8 @@ if TYPE_CHECKING:
     from games.tables import Holder, TableState
 
 log = logging.getLogger(__name__)
+
+PING_SECONDS = 5.0  # a quiet listening connection that does not answer this soon is made again
 
 
 class Phone(Protocol):
@@ -64,41 +66,35 @@ class Phone(Protocol):
 class Hub:
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
-        self.layer = get_channel_layer()
-        # Other processes exist only behind a shared layer; in memory, this process is all.
-        self.shared = shared_layer()
-        self.channel = ""
         self.phones: dict[int, set[Phone]] = {}
         self.lock = threading.Lock()  # `phones` is read by worker threads
         self.tasks: list[asyncio.Task[None]] = []
         self.started: asyncio.Task[None] | None = None
         self.heard: dict[int, list[dict[str, Any]]] = {}  # table -> its change messages
         self.wake = asyncio.Event()
-        self.telling: set[asyncio.Task[None]] = set()  # changes on their way to other hubs
+        self.listen_failures = 0  # tries to listen that failed since it last worked
 
     # -- phones come and go (on the event loop) ----------------------------------------------
 
     async def _start(self) -> None:
         self.tasks.append(self.loop.create_task(self._beat(), name="toepen-heartbeats"))
         self.tasks.append(self.loop.create_task(self._render_heard(), name="toepen-views"))
-        if self.shared:
-            # The default prefix: channels-redis reads every process-local channel through one
-            # list per prefix, and the consumers' receive loops only read theirs.
-            self.channel = await self.layer.new_channel()
-            self.tasks.append(self.loop.create_task(self._listen(), name="toepen-hub"))
+        if notices.enabled():
+            # Listening before the first phone's first view is read: a change committed after
+            # that read is heard, one committed before it is in the view.
+            try:
+                listening = await notices.listen()
+            except Exception:
+                log.warning("cannot listen for the tables' changes yet", exc_info=True)
+                listening = None  # `_hear` tries again, and catches the phones up then
+            self.tasks.append(self.loop.create_task(self._hear(listening), name="toepen-hub"))
 
     async def join(self, phone: Phone) -> None:
         if self.started is None:
             self.started = self.loop.create_task(self._start())
         await asyncio.shield(self.started)  # phones that connect at once wait for one start
-        table_id = phone.table_id
         with self.lock:
-            first = table_id not in self.phones
-            self.phones.setdefault(table_id, set()).add(phone)
-        if first and self.shared:
-            from games import services
-
-            await database_sync_to_async(services.listen)(table_id, self.channel)
+            self.phones.setdefault(phone.table_id, set()).add(phone)
 
     async def leave(self, phone: Phone) -> None:
         table_id = phone.table_id
@@ -107,16 +103,8 @@ class Hub:
             if phones is None:
                 return
             phones.discard(phone)
-            last = not phones
-            if last:
+            if not phones:
                 del self.phones[table_id]
-        if last and self.shared:
-            from games import services
-
-            try:
-                await database_sync_to_async(services.unlisten)(table_id, self.channel)
-            except Exception:
-                log.exception("table %s: could not stop listening", table_id)  # goes stale
 
     def phones_at(self, table_id: int) -> list[Phone]:
         with self.lock:
@@ -124,60 +112,71 @@ class Hub:
 
     # -- a table changed -------------------------------------------------------------------
 
-    def changed(
-        self, table_id: int, version: int, state: TableState | None, listeners: Iterable[str]
-    ) -> None:
-        """Called by the thread that committed the change: render this process's phones now,
-        and tell the other processes with phones at the table (`listeners`, their hubs'
-        channels; callable from any thread but the loop's)."""
+    def changed(self, table_id: int, version: int, state: TableState | None) -> None:
+        """Called by the thread that committed the change: render this process's phones now
+        (callable from any thread but the loop's)."""
         phones = self.phones_at(table_id)
         if phones:
             frames = render_all(phones, table_id, version, state)
             asyncio.run_coroutine_threadsafe(send_all(frames), self.loop).add_done_callback(_logged)
-        others = [channel for channel in listeners if channel != self.channel]
-        if others:
-            message = change_message(table_id, version, state)
-            asyncio.run_coroutine_threadsafe(
-                tell(self.layer, others, message), self.loop
-            ).add_done_callback(_logged)
 
-    async def changed_here(
-        self, table_id: int, version: int, state: TableState, listeners: Iterable[str]
-    ) -> None:
-        """`changed`, on the event loop (a change written from the loop itself). The other
-        processes are told first, so their phones do not wait for this process's renders."""
-        others = [channel for channel in listeners if channel != self.channel]
-        if others:
-            message = change_message(table_id, version, state)
-            telling = self.loop.create_task(tell(self.layer, others, message))
-            self.telling.add(telling)
-            telling.add_done_callback(self.telling.discard)
+    async def changed_here(self, table_id: int, version: int, state: TableState) -> None:
+        """`changed`, on the event loop (a change written from the loop itself)."""
         phones = self.phones_at(table_id)
         if phones:
             await send_all(render_all(phones, table_id, version, state))
 
-    async def _listen(self) -> None:
-        """Changes made by the other processes with phones at tables this process has phones at.
+    async def _hear(self, listening: Any) -> None:
+        """The changes the other processes commit, as PostgreSQL announces them on `listening`
+        (games/notices.py; None: not connected yet).
 
         Only notes the newest version heard of each table and wakes `_render_heard`, so the
-        channel is drained at once however busy the process is: channels-redis keeps at most
-        `capacity` messages for a process and drops the oldest beyond that."""
+        notices are read at once however busy the process is. A lost connection (a database
+        restart, a dropped session) is made again, at once and then after growing pauses of
+        at most two seconds, and the phones here catch up with what committed meanwhile."""
+        try:
+            while True:
+                if listening is None:
+                    await asyncio.sleep(notices.pause(self.listen_failures))
+                    try:
+                        listening = await notices.listen()
+                    except Exception:
+                        self.listen_failures += 1
+                        log.warning("cannot listen for the tables' changes", exc_info=True)
+                        continue
+                    await self._caught_up()
+                try:
+                    await self._hear_on(listening)
+                except Exception:
+                    log.warning("lost the connection that hears the tables' changes", exc_info=True)
+                # Counted until it has worked a while: a connection lost again at once is not
+                # made again and again without a pause.
+                self.listen_failures += 1
+                await _closed(listening)
+                listening = None
+        finally:
+            await _closed(listening)
+
+    async def _hear_on(self, listening: Any) -> None:
+        """Read notices until the connection fails. Once a heartbeat round it is asked whether
+        it is still there: a connection the network lost says nothing by itself."""
         while True:
-            try:
-                message = await self.layer.receive(self.channel)
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("the table hub could not receive; trying again")
-                await asyncio.sleep(1)
-                continue
-            if message.get("type") != "table.changed":
-                continue
-            self.heard.setdefault(message["table"], []).append(message)
-            self.wake.set()
+            async for notice in listening.notifies(timeout=seconds("TOEPEN_HEARTBEAT_SECONDS")):
+                message = notices.heard(notice.payload, self.phones)
+                if message is not None:
+                    self.heard.setdefault(message["table"], []).append(message)
+                    self.wake.set()
+            await asyncio.wait_for(listening.execute("SELECT 1"), PING_SECONDS)
+            self.listen_failures = 0
+
+    async def _caught_up(self) -> None:
+        try:
+            await self.catch_up()
+        except Exception:
+            log.exception("catching up after listening again failed")  # the heartbeat will
 
     async def _render_heard(self) -> None:
-        """Render what `_listen` heard (or `catch_up` found), every table at once in one trip
+        """Render what `_hear` heard (or `catch_up` found), every table at once in one trip
         to a worker thread."""
         while True:
             await self.wake.wait()
@@ -221,10 +220,6 @@ class Hub:
             try:
                 if held:
                     await database_sync_to_async(services.mark_seen_all)(held)
-                if self.shared:
-                    with self.lock:
-                        tables = list(self.phones)
-                    await database_sync_to_async(services.still_listening)(self.channel, tables)
                 await self.catch_up()
                 await self.tend()
             except Exception:
@@ -255,8 +250,8 @@ class Hub:
 
     async def catch_up(self) -> None:
         """Render any table whose phones here are behind the database: a change whose views
-        were lost (a message Redis dropped, a render that failed) costs a phone at most one
-        heartbeat round's wait, not the rest of the hand."""
+        were lost (a render that failed, a notice sent while this process did not listen)
+        costs a phone at most one heartbeat round's wait, not the rest of the hand."""
         with self.lock:
             tables = list(self.phones)
         if not tables:
@@ -277,34 +272,6 @@ def _versions(tables: list[int]) -> dict[int, int]:
         Seat.objects.filter(table_id__in=tables).values_list("pk", "table_id", "last_seen")
     )
     return dict(Table.objects.filter(pk__in=tables).values_list("pk", "version"))
-
-
-def change_message(table_id: int, version: int, state: TableState | None) -> dict[str, Any]:
-    """What another process hears of a change: the table and its new version, and the change
-    itself when `state` has one its snapshot can move on by (`change_of`)."""
-    message: dict[str, Any] = {"type": "table.changed", "table": table_id, "version": version}
-    change = change_of(state) if state is not None else None
-    if change is not None:
-        message["change"] = change
-    return message
-
-
-async def tell(layer: Any, channels: Iterable[str], message: dict[str, Any]) -> None:
-    """Send a table's change message to each of these hubs' channels."""
-    for channel in channels:
-        try:
-            await layer.send(channel, message)
-        except Exception:
-            # Full (a process too busy to read) or Redis away: that process's phones catch
-            # up at its next heartbeat round.
-            log.exception("table %s: the change could not be sent to %s", message["table"], channel)
-
-
-def shared_layer() -> bool:
-    """Whether other processes can exist: only behind a shared channel layer (Redis); with the
-    in-memory layer, this process is all."""
-    layer = get_channel_layer()
-    return layer is not None and not isinstance(layer, InMemoryChannelLayer)
 
 
 def render_all(
@@ -411,6 +378,14 @@ async def send_all(frames: list[tuple[Phone, int, str | None]]) -> None:
             await phone.deliver(version, html)
         except Exception:
             log.exception("a table view could not be sent")
+
+
+async def _closed(listening: Any) -> None:
+    if listening is not None:
+        try:
+            await listening.close()
+        except Exception:
+            log.warning("closing the listening connection failed", exc_info=True)
 
 
 def _logged(future: Any) -> None:

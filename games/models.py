@@ -262,24 +262,3 @@ class ActionReceipt(models.Model):
 
     def __str__(self) -> str:
         return f"{self.table.code} {self.action_id}"
-
-
-class TableListener(models.Model):
-    """A server process with phones at a table, by its hub's channel (with several processes
-    behind Redis): where the table's changes are sent. Written under the table's lock when a
-    process gets its first phone there, so a change either sees it or came before that phone's
-    first view; refreshed by the process's heartbeat, so a killed process's row goes stale."""
-
-    table = models.ForeignKey(
-        Table, verbose_name=_("table"), on_delete=models.CASCADE, related_name="listeners"
-    )
-    channel = models.CharField(_("channel"), max_length=200)
-    seen_at = models.DateTimeField(_("last heard"))
-
-    class Meta:
-        verbose_name = _("table listener")
-        verbose_name_plural = _("table listeners")
-        constraints = (models.UniqueConstraint(fields=("table", "channel"), name="listener_once"),)
-
-    def __str__(self) -> str:
-        return f"{self.table_id} {self.channel}"

@@ -7,10 +7,11 @@ on the event loop, exactly as `services.act` checks and applies it, and then wri
 statement on this process's own asynchronous connection. That statement moves the table on only
 if it is still at the snapshot's version and the action's id is new (optimistic concurrency):
 the table's fields, the hand's record and the action's receipt are written together or not at
-all, and the processes to tell are read with them.
+all, and the notice that tells the other processes (games/notices.py) is sent with them.
 
-Whenever that does not hold (no snapshot here, another change came first, a repeated id, a
-refusal, an action that ends the hand, or no connection), `act` returns None and the caller
+Whenever that does not hold (no snapshot here, another change came first, a row another
+transaction holds, a repeated id, a refusal, an action that ends the hand, or no connection),
+`act` returns None and the caller
 takes the locked path (`services.act` in a worker thread), which decides with the database's
 word. Both paths run the same checks (`services.play`) and write the same rows.
 
@@ -23,15 +24,14 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Mapping
-from datetime import datetime
 from typing import Any
 
 from django.db import connections
 from django.db.models import Field
 from django.utils import timezone
 
-from games import hub, services
-from games.models import ActionReceipt, PlayedHand, Table, TableListener
+from games import hub, notices, services
+from games.models import ActionReceipt, PlayedHand, Table
 from games.services import TableError
 from games.tables import CHANGED_FIELDS, Holder, editable_snapshot, remember
 
@@ -45,33 +45,32 @@ def _fields() -> list[Field[Any, Any]]:
     return [Table._meta.get_field(name) for name in CHANGED_FIELDS]
 
 
-def statements(quote: Any) -> tuple[str, str]:
-    """The quick action's write (PostgreSQL: data-modifying `WITH` clauses), and the read of the
-    processes to tell.
+def statement(quote: Any) -> str:
+    """The quick action's write (PostgreSQL: data-modifying `WITH` clauses), with its notice.
 
-    The write's parameters: the table's changed fields; the table's id, the snapshot's version,
-    the table's id and the action id (the conditions); the hand's record and id; the action
-    id, the new version and the moment (the receipt). It returns one row when it wrote, none
-    when it did not. The read's: the table's id and the oldest heartbeat still counted.
-
-    The listeners are read by a statement of their own after the write (in the same round
-    trip): a process that started listening (under the table's lock) before the write could
-    take the row is seen by it, and one that starts later waits for the write's commit and
-    reads the new version with its phone's first view."""
-    table, hand = Table._meta, PlayedHand._meta
-    receipt, listener = ActionReceipt._meta, TableListener._meta
+    Its parameters: the table's id and the snapshot's version (the row it claims); the table's
+    changed fields; the table's id and the action id (the receipt it must not find); the hand's
+    record and id; the action id, the new version and the moment (the receipt); the notice's
+    channel and payload. The row is claimed without waiting: when another transaction holds
+    it, nothing is written and the locked path decides, so a stuck table never holds up this
+    process's other quick actions, which share the one connection. It returns one row when it
+    wrote (and sent the notice, delivered as the statement commits), none when it did not."""
+    table, hand, receipt = Table._meta, PlayedHand._meta, ActionReceipt._meta
 
     def column(meta: Any, name: str) -> str:
         return quote(meta.get_field(name).column)
 
     sets = ", ".join(f"{quote(field.column)} = %s" for field in _fields())
-    t, h, r, lt = (quote(m.db_table) for m in (table, hand, receipt, listener))
+    t, h, r = (quote(m.db_table) for m in (table, hand, receipt))
     table_id = column(table, "id")
     # Only the models' own quoted names go into the SQL; every value is a parameter.
     write = f"""
-WITH changed AS (
+WITH claimed AS (
+    SELECT {table_id} FROM {t} WHERE {table_id} = %s AND {column(table, "version")} = %s
+    FOR UPDATE SKIP LOCKED
+), changed AS (
     UPDATE {t} SET {sets}
-    WHERE {table_id} = %s AND {column(table, "version")} = %s
+    WHERE {table_id} = (SELECT {table_id} FROM claimed)
       AND NOT EXISTS (
         SELECT 1 FROM {r}
         WHERE {column(receipt, "table")} = %s AND {column(receipt, "action_id")} = %s
@@ -85,11 +84,8 @@ WITH changed AS (
                      {column(receipt, "version")}, {column(receipt, "created_at")})
     SELECT {table_id}, %s, %s, %s FROM changed
 )
-SELECT {table_id} FROM changed"""  # noqa: S608
-    read = f"""
-SELECT {column(listener, "channel")} FROM {lt}
-WHERE {column(listener, "table")} = %s AND {column(listener, "seen_at")} >= %s"""  # noqa: S608
-    return write, read
+SELECT pg_notify(%s, %s) FROM changed"""  # noqa: S608
+    return write
 
 
 class QuickActions:
@@ -103,7 +99,7 @@ class QuickActions:
         self.written = 0  # actions written here (for the logs and the tests)
         # A wrapper of its own (never connected) prepares the values as the ORM does.
         self.django = connections.create_connection("default")
-        self.write, self.read = statements(self.django.ops.quote_name)
+        self.write = statement(self.django.ops.quote_name)
         self.fields = _fields()
         self.record = PlayedHand._meta.get_field("record")
 
@@ -127,12 +123,12 @@ class QuickActions:
         table = state.table
         django = self.django
         params = [
+            table.pk,
+            base[0],
             *(
                 field.get_db_prep_save(getattr(table, field.attname), connection=django)
                 for field in self.fields
             ),
-            table.pk,
-            base[0],
             table.pk,
             action_id,
             self.record.get_db_prep_save(state.hand_row.record, connection=django),
@@ -140,45 +136,32 @@ class QuickActions:
             action_id,
             table.version,
             now,
+            notices.CHANNEL,
+            notices.payload(table.pk, table.version, state),
         ]
-        listening = (table.pk, services.listened_since(now)) if hub.shared_layer() else None
-        written = await self._write(params, listening)
-        if written is None:
+        if not await self._write(params):
             return None
         self.written += 1
         state.record_changed = False
-        await self._published(state, written)
+        await self._published(state)
         return services.Outcome(table.version)
 
-    async def _write(
-        self, params: list[Any], listening: tuple[int, datetime] | None
-    ) -> list[str] | None:
-        """Write the change and read the listeners (`listening`: the table and the oldest
-        heartbeat counted) in one round trip: the listeners' channels ([] when not asked), or
-        None when nothing was written (another change came first, the id was used, or the
-        database could not be reached)."""
+    async def _write(self, params: list[Any]) -> bool:
+        """Write the change and send its notice: False when nothing was written (another change
+        came first, the row was held, the id was used, or the database could not be reached)."""
         async with self.lock:
             connection = await self._connect()
             if connection is None:
-                return None
+                return False
             try:
-                # One round trip: psycopg's pipeline sends both and syncs once. The read is a
-                # statement of its own, so it sees any listener that held the row before.
-                async with connection.pipeline():
-                    written = await connection.execute(self.write, params)
-                    if listening is not None:
-                        heard = await connection.execute(self.read, listening)
-                if await written.fetchone() is None:
-                    return None
-                if listening is None:
-                    return []
-                return [channel for (channel,) in await heard.fetchall()]
+                written = await connection.execute(self.write, params)
+                return await written.fetchone() is not None
             except Exception:
                 # Written or not, the locked path finds out (a written action is a duplicate
                 # there, and its phone gets the table as it is).
                 log.exception("a quick action failed; the locked path takes it")
                 await self._drop()
-                return None
+                return False
 
     async def _connect(self) -> Any:
         connection = self.connection
@@ -211,13 +194,13 @@ class QuickActions:
             except Exception:
                 log.exception("closing the quick actions' connection failed")
 
-    async def _published(self, state: Any, listeners: list[str]) -> None:
+    async def _published(self, state: Any) -> None:
         """What `services.publish` does after a commit, from the event loop."""
         from games import clock
 
         table = state.table
         remember(state)
-        await hub.get().changed_here(table.pk, table.version, state, listeners)
+        await hub.get().changed_here(table.pk, table.version, state)
         clock.poke(table.deadline_at)
 
 

@@ -2,13 +2,13 @@
 
 Each public function is one transaction with the table row locked: it rebuilds the state from
 the database, validates with the engine, writes, bumps the table's version, computes the next
-deadline, and publishes "table changed" after the commit. Consumers and views never change a
-table themselves, and nothing here knows about requests or sockets.
+deadline, announces the change in the transaction (games/notices.py), and renders this
+process's phones after the commit. Consumers and views never change a table themselves, and
+nothing here knows about requests or sockets.
 """
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import logging
 import random
@@ -18,9 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
-from django.db import transaction
+from django.db import OperationalError, transaction
 from django.db.models import F
 from django.utils import timezone
 from django.utils.functional import Promise
@@ -29,7 +27,7 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
 from clubs.models import Club, HouseRuleProfile
-from games import hub, players
+from games import hub, notices, players
 from games.access import is_member
 from games.conf import pace, seconds
 from games.engine import Action, BadRecord, IllegalAction, parse_action
@@ -45,7 +43,6 @@ from games.models import (
     RubberPlayer,
     Seat,
     Table,
-    TableListener,
 )
 from games.prepared import Prepared, RowInsert, RowUpdate
 from games.refusals import engine_message, refusal_message
@@ -76,6 +73,14 @@ class TableError(Exception):
         self.message = message
 
 
+class Busy(TableError):
+    """Another transaction holds the table's row: for a person longer than the lock timeout
+    (DATABASE_LOCK_TIMEOUT_MS), for the clock at all. Nothing changed; try again."""
+
+    def __init__(self) -> None:
+        super().__init__("busy", _("The table is busy for a moment. Try again."))
+
+
 @dataclass(frozen=True)
 class Outcome:
     version: int
@@ -90,33 +95,29 @@ def publish(
     version: int,
     deadline: datetime | None = None,
     state: TableState | None = None,
-    listeners: Iterable[str] = (),
 ) -> None:
-    """Tell every phone at the table that it changed (after the commit); each gets its own view.
+    """Tell this process's phones at the table that it changed (after the commit); each gets
+    its own view. The other processes heard of it from PostgreSQL as it committed (the notice
+    `_save` sent in the transaction, games/notices.py).
 
     `state`, the table as the change left it, becomes this process's snapshot of the version,
-    and this process's hub renders its phones' views from it at once, in the calling thread,
-    then tells the other processes with phones at the table (`listeners`, their hubs'
-    channels); the event loop only sends the frames. The clock is woken when the table's next
-    deadline comes before its next look."""
+    and this process's hub renders its phones' views from it at once, in the calling thread;
+    the event loop only sends the frames. The clock is woken when the table's next deadline
+    comes before its next look."""
     from games import clock
 
     if state is not None:
         remember(state)
     server_hub = hub.for_loop(clock.server_loop())
     if server_hub is not None:
-        server_hub.changed(table_id, version, state, listeners)
-    elif listeners:
-        # No server loop in this thread's process (a command, a test without a server): the
-        # channel layer is the only way to the other processes' phones.
-        message = hub.change_message(table_id, version, None)
-        async_to_sync(hub.tell)(get_channel_layer(), listeners, message)
+        server_hub.changed(table_id, version, state)
     if deadline is not None:
         clock.poke(deadline)
 
 
 def _save(state: TableState, now: datetime, *, changed: bool = True) -> int:
-    """Write the change: the hand's new actions, the table's fields, the new version."""
+    """Write the change: the hand's new actions, the table's fields, the new version, and the
+    notice that tells the other processes when it commits."""
     table = state.table
     if changed:
         next_version(state, now)
@@ -131,12 +132,10 @@ def _save(state: TableState, now: datetime, *, changed: bool = True) -> int:
     if changed:
         version = table.version
         deadline = table.deadline_at
-        listeners = listeners_of(table.pk, now)
+        notices.send(table.pk, version, state)
         # Robust: the change is committed whatever happens to its views (a failure is logged,
         # the phones catch up with the next change, a reconnect or the next heartbeat round).
-        transaction.on_commit(
-            lambda: publish(table.pk, version, deadline, state, listeners), robust=True
-        )
+        transaction.on_commit(lambda: publish(table.pk, version, deadline, state), robust=True)
     return table.version
 
 
@@ -155,6 +154,11 @@ _TABLE_DEADLINE = RowUpdate(Table, ("deadline_at",))
 _HAND_RECORD = RowUpdate(PlayedHand, ("record",))
 _NEW_RECEIPT = RowInsert(ActionReceipt, ("table", "action_id", "version", "created_at"))
 _LOCKED = Prepared(lambda table_id: Table.objects.select_for_update().filter(pk=table_id))
+# The clock's lock: a row another transaction holds is passed over at once, not waited for
+# (SKIP LOCKED on PostgreSQL; SQLite has one writer at a time and no row locks).
+_CLAIMED = Prepared(
+    lambda table_id: Table.objects.select_for_update(skip_locked=True).filter(pk=table_id)
+)
 _TABLE = Prepared(lambda table_id: Table.objects.filter(pk=table_id))
 _RECEIPT = Prepared(
     lambda table_id, action_id: ActionReceipt.objects.filter(
@@ -163,30 +167,15 @@ _RECEIPT = Prepared(
 )
 
 
-_LISTENERS = Prepared(
-    lambda table_id: TableListener.objects.filter(table_id=table_id).values_list(
-        "channel", "seen_at"
-    )
-)
-
-
-def listeners_of(table_id: int, now: datetime) -> list[str]:
-    """The hubs of the processes with phones at the table (read under its lock, so a process
-    that starts listening is either here or its phones' first views come after this change);
-    none with one process and the in-memory layer, where the hub is this process's."""
-    if not hub.shared_layer():
-        return []
-    since = listened_since(now)
-    return [channel for channel, seen in _LISTENERS(table_id) if seen >= since]
-
-
-def listened_since(now: datetime) -> datetime:
-    """The oldest heartbeat of a listener still told of changes."""
-    return now - timedelta(seconds=LISTENER_STALE_ROUNDS * seconds("TOEPEN_HEARTBEAT_SECONDS"))
-
-
 def _lock(table_id: int) -> Table:
-    for table in _LOCKED(table_id):
+    try:
+        rows = _LOCKED(table_id)
+    except OperationalError as error:
+        # PostgreSQL gave up waiting for the row (lock_timeout, or statement_timeout first).
+        if getattr(error.__cause__, "sqlstate", None) in ("55P03", "57014"):
+            raise Busy from None
+        raise
+    for table in rows:
         return table
     raise TableError("not_found", _("There is no such table."))
 
@@ -332,43 +321,6 @@ def mark_seen_all(held: Iterable[tuple[int, Holder]]) -> None:
     ]
     if seen:
         Seat.objects.filter(pk__in=seen).update(last_seen=timezone.now())
-
-
-# -- the processes with phones at a table ------------------------------------------------------
-
-# Heartbeat rounds a process may miss before changes stop being sent to it (a killed process).
-LISTENER_STALE_ROUNDS = 3
-LISTENER_FORGOTTEN = timedelta(hours=1)
-
-
-def listen(table_id: int, channel: str) -> None:
-    """A process's first phone at the table: from now on its hub hears of the table's changes.
-    Under the table's lock, so no change can slip between this and the phone's first view."""
-    with transaction.atomic():
-        table = _lock(table_id)
-        TableListener.objects.update_or_create(
-            table=table, channel=channel, defaults={"seen_at": timezone.now()}
-        )
-
-
-def unlisten(table_id: int, channel: str) -> None:
-    """The process's last phone at the table left."""
-    TableListener.objects.filter(table_id=table_id, channel=channel).delete()
-
-
-def still_listening(channel: str, tables: Iterable[int]) -> None:
-    """A process's heartbeat: it still has phones at `tables` (a table it left without saying
-    so goes stale). Also forgets the listeners not heard from in an hour (killed processes,
-    never to come back: a new process has a new channel)."""
-    now = timezone.now()
-    tables = set(tables)
-    mine = TableListener.objects.filter(channel=channel, table_id__in=tables)
-    known = set(mine.values_list("table_id", flat=True))
-    mine.update(seen_at=now)
-    for table_id in tables - known:
-        with contextlib.suppress(TableError):  # the table is gone
-            listen(table_id, channel)
-    TableListener.objects.filter(seen_at__lt=now - LISTENER_FORGOTTEN).delete()
 
 
 # -- rubbers ------------------------------------------------------------------------------------
@@ -669,7 +621,8 @@ def _carry_out(state: TableState, step: Step, now: datetime, decision: Action | 
 
 
 def fire_deadline(table_id: int, now: datetime | None = None) -> bool:
-    """Do what the table must do by itself at `now`; True when it changed.
+    """Do what the table must do by itself at `now`; True when it changed. Raises Busy, at
+    once, when another transaction holds the table's row.
 
     A computer player thinks before the table is locked; its move is applied only if the table
     has not changed meanwhile (else the new state has its own deadline, and the clock comes back).
@@ -685,7 +638,11 @@ def fire_deadline(table_id: int, now: datetime | None = None) -> bool:
     if planned is not None and planned.kind in BOT_STEPS:
         decision = _think(current, planned)
     with transaction.atomic():
-        locked = _lock(table_id)
+        locked = next(iter(_CLAIMED(table_id)), None)
+        if locked is None:
+            # Another transaction holds the row (or the table is gone): a stuck one must not
+            # stop the clock, which fires the other tables and comes back to this one.
+            raise Busy
         if locked.version != table.version or locked.deadline_at is None:
             return False
         state = editable_state(locked)

@@ -78,6 +78,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "servestatic",
     "channels",
     "django_htmx",
     "allauth",
@@ -152,6 +153,23 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # which SQLite's shared in-memory database refuses instead of waiting.
     # One file per test process, so that two test runs on one machine never share it.
     DATABASES["default"]["TEST"] = {"NAME": str(BASE_DIR / f".test-db-{os.getpid()}.sqlite3")}
+elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # Every wait is bounded (docs/live.md, "A stuck process"): a row lock is waited for at
+    # most DATABASE_LOCK_TIMEOUT_MS (then the action is refused as busy, to be tried again),
+    # and a transaction left open by a stuck process loses its session, and its locks, after
+    # DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS. Milliseconds; 0 turns one off (a long
+    # migration may need DATABASE_STATEMENT_TIMEOUT_MS=0).
+    _timeouts = {
+        "lock_timeout": envint("DATABASE_LOCK_TIMEOUT_MS", 2000),
+        "idle_in_transaction_session_timeout": envint(
+            "DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS", 5000
+        ),
+        "statement_timeout": envint("DATABASE_STATEMENT_TIMEOUT_MS", 30000),
+    }
+    _options = DATABASES["default"].setdefault("OPTIONS", {})
+    _options["options"] = " ".join(
+        [_options.get("options", ""), *(f"-c {name}={ms}" for name, ms in _timeouts.items())]
+    ).strip()
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:

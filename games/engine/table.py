@@ -90,9 +90,7 @@ def auto_action(observation: Observation) -> Action:
 AWAY_REASONS = ("break", "round")
 
 
-def check_away(
-    rules: HouseRules, reason: str, hand_under_way: bool, round_bought: bool
-) -> None:
+def check_away(rules: HouseRules, reason: str, hand_under_way: bool, round_bought: bool) -> None:
     """Raise Refused unless a player may now go away for `reason` (`hand_under_way`: a hand is
     dealt and not over; `round_bought`: she bought a round in this rubber already)."""
     if not rules.away_conventions:

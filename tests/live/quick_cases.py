@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -18,9 +17,9 @@ from django.db import connection
 from django.db.models import F
 from django.utils import timezone
 
-from games import quick, services, tables
+from games import notices, quick, services, tables
 from games.engine import parse_action
-from games.models import ActionReceipt, PlayedHand, Table, TableListener
+from games.models import ActionReceipt, PlayedHand, Table
 from games.tables import CHANGED_FIELDS, editable_snapshot, load_state, view_state
 from tests.live.conftest import Club4, Phone, connect, live_attrs
 from tests.live.test_table_services import four_people_table, holder, people
@@ -216,29 +215,34 @@ async def test_two_processes_acting_at_once_write_one_action(klaver: Club4) -> N
     await second.close()
 
 
-async def test_the_processes_to_tell_are_read_with_the_write(
+async def test_a_quick_action_announces_its_change_in_its_statement(
     klaver: Club4, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Behind Redis, the listeners heard from lately are told (not a process gone quiet)."""
+    """The notice goes with the write, and only with it: another process hears the action, and
+    an action the quick path leaves to the locked path sends nothing (the first notice heard
+    after it is the locked path's)."""
     table = await sync_to_async(four_people_table)(klaver)
     seat, payload = await sync_to_async(a_card)(table.pk)
-    now = timezone.now()
-    for channel, seen in (("another-process", now), ("a-dead-process", now - timedelta(hours=1))):
-        await sync_to_async(TableListener.objects.create)(
-            table=table, channel=channel, seen_at=seen
-        )
+    who = holder(people(klaver)[seat])
     await snapshot(table.pk)
-    told: list[list[str]] = []
-
-    async def published(state: Any, listeners: list[str]) -> None:
-        told.append(listeners)
-
+    listening = await notices.listen()
     fast = quick.QuickActions(asyncio.get_running_loop())
-    monkeypatch.setattr(quick.hub, "shared_layer", lambda: True)
-    monkeypatch.setattr(fast, "_published", published)
-    outcome = await fast.act(table.pk, holder(people(klaver)[seat]), seat, payload, "told")
-    assert outcome is not None and told == [["another-process"]]
-    await fast.close()
+    try:
+        outcome = await fast.act(table.pk, who, seat, payload, "told")
+        assert outcome is not None
+        seat, payload = await sync_to_async(a_card)(table.pk)
+        who = holder(people(klaver)[seat])
+        assert await fast.act(table.pk, who, seat, payload, "told") is None  # a used id
+        locked = await sync_to_async(services.act)(table.pk, who, seat, payload, "locked")
+        heard = [n.payload async for n in listening.notifies(timeout=10, stop_after=2)]
+    finally:
+        await fast.close()
+        await listening.close()
+    monkeypatch.setattr(notices, "SENDER", "another-process")
+    first, second = (notices.heard(text, {table.pk}) for text in heard)
+    assert first["version"] == outcome.version and second["version"] == locked.version
+    assert first["change"]["actions"][-1]["act"] == "play"
+    assert first["change"]["table"]["version"] == outcome.version
 
 
 async def test_without_the_database_the_locked_path_takes_the_action(klaver: Club4) -> None:

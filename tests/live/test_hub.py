@@ -143,9 +143,9 @@ def keep_published(monkeypatch) -> list[TableState]:
     published: list[TableState] = []
     publish = services.publish
 
-    def keep(table_id, version, deadline=None, state=None, listeners=()):
+    def keep(table_id, version, deadline=None, state=None):
         published.append(state)
-        publish(table_id, version, deadline, state, listeners)
+        publish(table_id, version, deadline, state)
 
     monkeypatch.setattr(services, "publish", keep)
     return published
@@ -340,9 +340,9 @@ def test_a_change_from_another_version_is_not_applied(klaver: Club4) -> None:
 
 
 async def test_phones_behind_the_database_catch_up_without_a_message(klaver: Club4) -> None:
-    """Views of a change that never arrived (Redis dropped the message, or a render failed)
-    are made up for by the next heartbeat round: the hub compares its phones' versions with
-    the database."""
+    """Views of a change that never arrived (a notice sent while this process did not listen,
+    or a render that failed) are made up for by the next heartbeat round: the hub compares its
+    phones' versions with the database."""
     table = await database_sync_to_async(four_people_table)(klaver)
     version = (await Table.objects.aget(pk=table.pk)).version
     loop = asyncio.get_running_loop()

@@ -1,11 +1,13 @@
 """Seed a running set-up's database with tables of four people, each rubber dealt.
 
-    DATABASE_URL=... python -m tests.scaleout.seed --tables 2 --lives 10
+    DATABASE_URL=... python -m tests.scaleout.seed --tables 2 --lives 10 [--bots 1]
 
 Run as a separate process with the servers' own environment, so it writes exactly where the
 servers read. Each person gets her own account and session (the `sessionid` a phone presents)
-and holds her seat by her session's seat key. Prints one JSON line:
-{"tables": [{"id", "code", "phones": [{"seat", "name", "session"}, ...]}, ...]}.
+and holds her seat by her session's seat key. `--bots` adds tables of four computer players
+(easy), which play by themselves on the servers' clocks. Prints one JSON line:
+{"tables": [{"id", "code", "phones": [{"seat", "name", "session"}, ...]}, ...]} (the bot
+tables last, with no phones).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--tables", type=int, default=1)
     parser.add_argument("--lives", type=int, default=10)
+    parser.add_argument("--bots", type=int, default=0)
     args = parser.parse_args()
     django.setup()
 
@@ -74,6 +77,14 @@ def main() -> None:
                 ],
             }
         )
+    owner = person(f"p{run}bots")[0] if args.bots else None
+    for _ in range(args.bots):
+        assert owner is not None
+        table = services.create_table(
+            club=club, user=owner, bots=dict.fromkeys(range(4), "easy"), take_seat=None
+        )
+        services.start_rubber(table.pk, owner)
+        tables.append({"id": table.pk, "code": table.code, "phones": []})
     print(json.dumps({"tables": tables}))
 
 

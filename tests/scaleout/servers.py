@@ -8,6 +8,7 @@ bounded.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
@@ -15,6 +16,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -91,12 +93,18 @@ def migrate(env: dict[str, str]) -> None:
     run(["manage.py", "migrate", "--noinput", "-v", "0"], env, timeout=180)
 
 
-def seed(env: dict[str, str], tables: int = 1, lives: int = 10) -> list[dict[str, Any]]:
-    """Tables of four people, each with her own session, the first rubber dealt (seed.py)."""
+def seed(
+    env: dict[str, str], tables: int = 1, lives: int = 10, bots: int = 0
+) -> list[dict[str, Any]]:
+    """Tables of four people, each with her own session, the first rubber dealt, then `bots`
+    tables of four computer players (seed.py)."""
     out = run(
-        ["-m", "tests.scaleout.seed", "--tables", str(tables), "--lives", str(lives)],
+        [
+            *("-m", "tests.scaleout.seed", "--tables", str(tables)),
+            *("--lives", str(lives), "--bots", str(bots)),
+        ],
         env,
-        timeout=60 + tables,
+        timeout=60 + tables + bots,
     )
     return list(json.loads(out.strip().splitlines()[-1])["tables"])
 
@@ -236,9 +244,20 @@ class Daphne:
         self.proc.send_signal(signal.SIGKILL)
         self.proc.wait(timeout=10)
 
+    def pause(self) -> None:
+        """SIGSTOP: the process keeps whatever it holds (sockets, row locks) and does nothing,
+        as a process stuck on a swapped-out page or a frozen VM."""
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGCONT)
+
     def stop(self) -> None:
         if self.proc is None or self.proc.poll() is not None:
             return
+        self.proc.send_signal(signal.SIGCONT)  # a paused process would not see the SIGTERM
         self.proc.terminate()
         try:
             self.proc.wait(timeout=5)
@@ -272,3 +291,65 @@ class Daphne:
             return self.log_path.read_text(errors="replace")
         except OSError:
             return ""
+
+
+# -- faults -------------------------------------------------------------------------------------
+
+
+class StallingRelay:
+    """A TCP relay in front of Redis that a test can make stop answering (a Redis hiccup) for
+    the servers that connect through it, and only for them: the data is held, not lost, until
+    `resume()`. Runs its own event loop in a thread."""
+
+    def __init__(self, host: str = REDIS_HOST, port: int = REDIS_PORT) -> None:
+        self.upstream = (host, port)
+        self.port = free_port()
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.flowing = asyncio.Event()
+        self.server: asyncio.Server | None = None
+
+    def start(self) -> StallingRelay:
+        self.thread.start()
+        asyncio.run_coroutine_threadsafe(self._serve(), self.loop).result(timeout=10)
+        return self
+
+    async def _serve(self) -> None:
+        self.flowing.set()
+        self.server = await asyncio.start_server(self._relay, "127.0.0.1", self.port)
+
+    async def _relay(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            up_reader, up_writer = await asyncio.open_connection(*self.upstream)
+        except OSError:
+            writer.close()
+            return
+        await asyncio.gather(
+            self._pump(reader, up_writer), self._pump(up_reader, writer), return_exceptions=True
+        )
+
+    async def _pump(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while data := await reader.read(65536):
+                await self.flowing.wait()
+                writer.write(data)
+                await writer.drain()
+        finally:
+            writer.close()
+
+    def stall(self) -> None:
+        self.loop.call_soon_threadsafe(self.flowing.clear)
+
+    def resume(self) -> None:
+        self.loop.call_soon_threadsafe(self.flowing.set)
+
+    def stop(self) -> None:
+        async def close() -> None:
+            self.flowing.set()
+            if self.server is not None:
+                self.server.close()
+
+        with contextlib.suppress(Exception):
+            asyncio.run_coroutine_threadsafe(close(), self.loop).result(timeout=5)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(timeout=5)

@@ -1,5 +1,6 @@
-"""The quick path (games/quick.py) on PostgreSQL: tests/live/quick_cases.py, run by a pytest of
-its own with its settings on a PostgreSQL database (this suite's own database is SQLite)."""
+"""The quick path (games/quick.py) and the faults of a held table on PostgreSQL:
+tests/live/quick_cases.py and fault_cases.py, run by a pytest of its own with its settings on a
+PostgreSQL database (this suite's own database is SQLite)."""
 
 from __future__ import annotations
 
@@ -10,13 +11,17 @@ from tests.scaleout.servers import PostgresDatabase, base_env, run
 pytestmark = pytest.mark.postgres
 
 
-def test_the_quick_path_cases_pass_on_postgresql(postgres: PostgresDatabase) -> None:
+def test_the_postgresql_cases_pass(postgres: PostgresDatabase) -> None:
     # Connections closed after each use, so the worker threads' ones do not keep pytest-django
-    # from dropping its test database at the end.
-    env = base_env(DATABASE_URL=postgres.url, DATABASE_CONN_MAX_AGE="0")
+    # from dropping its test database at the end. A short lock timeout: a held table is
+    # refused sooner.
+    env = base_env(
+        DATABASE_URL=postgres.url, DATABASE_CONN_MAX_AGE="0", DATABASE_LOCK_TIMEOUT_MS="500"
+    )
+    cases = ["tests/live/quick_cases.py", "tests/live/fault_cases.py"]
     try:
         out = run(
-            ["-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/live/quick_cases.py"],
+            ["-m", "pytest", "-q", "-p", "no:cacheprovider", *cases],
             env,
             timeout=300,
         )

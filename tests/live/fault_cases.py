@@ -1,0 +1,143 @@
+"""Faults on PostgreSQL: a table whose row another transaction holds (a stuck process), and the
+notice that carries a change to the other processes whatever becomes of its writer.
+
+Not collected by the suite itself (the name does not start with test_): the suite's
+tests/scaleout/test_quick_postgres.py runs this file, like quick_cases.py, in a pytest of its
+own whose settings point at a fresh PostgreSQL database.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from datetime import timedelta
+from typing import Any
+
+import psycopg
+import pytest
+from channels.db import database_sync_to_async
+from django.db import connection, transaction
+from django.utils import timezone
+
+from games import clock, notices, quick, services
+from games.models import Table
+from tests.live.conftest import Club4
+from tests.live.quick_cases import a_card, rows, snapshot
+from tests.live.test_table_services import four_people_table, holder, people
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture(autouse=True)
+def on_postgresql() -> None:
+    if connection.vendor != "postgresql":
+        pytest.fail("these cases run on PostgreSQL only (tests/scaleout/test_quick_postgres.py)")
+
+
+@pytest.fixture
+def stuck() -> Iterator[psycopg.Connection[Any]]:
+    """Another session on the test database, as a stuck process's: what it locks stays locked
+    until the test lets go (rollback)."""
+    params = connection.get_connection_params()
+    for name in ("cursor_factory", "context", "options"):
+        params.pop(name, None)
+    with psycopg.connect(**params) as session:
+        yield session
+
+
+def hold(session: psycopg.Connection[Any], table_id: int) -> None:
+    session.execute("SELECT id FROM games_table WHERE id = %s FOR UPDATE", (table_id,))
+
+
+def version(table_id: int) -> int:
+    return Table.objects.get(pk=table_id).version
+
+
+def test_the_clock_passes_over_a_held_table_at_once_and_fires_the_others(
+    klaver: Club4, stuck: psycopg.Connection[Any]
+) -> None:
+    held, free = four_people_table(klaver), four_people_table(klaver)
+    # Both due long ago: the due players' turns ran out, the table plays for them.
+    long_ago = timezone.now() - timedelta(hours=1)
+    Table.objects.filter(pk__in=[held.pk, free.pk]).update(
+        deadline_at=long_ago, changed_at=long_ago
+    )
+    hold(stuck, held.pk)
+    with pytest.raises(services.Busy):
+        services.fire_deadline(held.pk)  # at once, not after the lock timeout
+    upcoming = clock._fire_due()
+    assert version(free.pk) == free.version + 1
+    assert version(held.pk) == held.version
+    # The held table is looked at again after a round, not at once and again and again.
+    assert upcoming is not None and upcoming > timezone.now()
+    stuck.rollback()
+    clock._fire_due()
+    assert version(held.pk) == held.version + 1
+
+
+def test_an_action_at_a_table_held_beyond_the_lock_timeout_is_refused_as_busy(
+    klaver: Club4, stuck: psycopg.Connection[Any]
+) -> None:
+    table = four_people_table(klaver)
+    seat, payload = a_card(table.pk)
+    who = holder(people(klaver)[seat])
+    before = rows(table.pk)
+    hold(stuck, table.pk)
+    with pytest.raises(services.Busy) as refused:
+        services.act(table.pk, who, seat, payload, "held")
+    assert refused.value.code == "busy"
+    stuck.rollback()
+    assert rows(table.pk) == before
+    # Nothing was written: the same action goes through once the table is free.
+    assert services.act(table.pk, who, seat, payload, "held").version == table.version + 1
+
+
+async def test_a_quick_action_at_a_held_table_leaves_it_to_the_locked_path_without_waiting(
+    klaver: Club4, stuck: psycopg.Connection[Any]
+) -> None:
+    """The quick path's one connection serves every table of the process: it never waits for
+    a row (which would hold up every other table's quick actions), nor takes a held row for a
+    broken connection. (database_sync_to_async: its connections are closed after each use, so
+    none is left open on the test database.)"""
+    table = await database_sync_to_async(four_people_table)(klaver)
+    seat, payload = await database_sync_to_async(a_card)(table.pk)
+    await snapshot(table.pk)
+    before = await database_sync_to_async(rows)(table.pk)
+    await database_sync_to_async(hold)(stuck, table.pk)
+    fast = quick.QuickActions(asyncio.get_running_loop())
+    try:
+        who = holder(people(klaver)[seat])
+        assert await fast.act(table.pk, who, seat, payload, "held") is None
+        assert fast.connection is not None and fast.failed_at is None  # not dropped
+    finally:
+        await database_sync_to_async(stuck.rollback)()
+        await fast.close()
+    assert await database_sync_to_async(rows)(table.pk) == before
+
+
+class Undone(Exception):
+    pass
+
+
+def test_a_change_is_announced_by_its_own_transaction_only_when_it_commits(
+    klaver: Club4, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A change rolled back sends nothing; a committed one is heard with what it did, sent by
+    the database itself (the writer needs to do nothing more after its commit)."""
+    table = four_people_table(klaver)
+    params = connection.get_connection_params()
+    for name in ("cursor_factory", "context"):
+        params.pop(name, None)
+    with psycopg.connect(**params, autocommit=True) as listening:
+        listening.execute(f"LISTEN {notices.CHANNEL}")
+        seat, payload = a_card(table.pk)
+        who = holder(people(klaver)[seat])
+        with pytest.raises(Undone), transaction.atomic():
+            services.act(table.pk, who, seat, {"act": "knock"}, "undone")
+            raise Undone
+        services.act(table.pk, who, seat, payload, "done")
+        (notice,) = listening.notifies(timeout=10, stop_after=1)
+    monkeypatch.setattr(notices, "SENDER", "another-process")
+    heard = notices.heard(notice.payload, {table.pk})
+    assert heard is not None and heard["version"] == table.version + 1
+    assert heard["change"]["actions"][-1]["act"] == "play"
