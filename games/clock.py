@@ -2,7 +2,8 @@
 
 Each server process runs one clock task. It sleeps until the nearest deadline in the database
 (at most a second, so deadlines set by other processes are seen), and fires each due table in a
-worker thread, so bot thinking and database work never block the event loop. Firing twice is
+worker thread, several tables at once, so bot thinking and database work never block the event
+loop and one table's computer player never holds up another table. Firing twice is
 harmless: `services.fire_deadline` locks the table and re-checks the deadline; a table whose row
 another transaction holds is passed over, never waited for, and tried again on the next round.
 Deadlines live in the database, so after a restart the new process fires whatever fell due
@@ -15,7 +16,7 @@ import asyncio
 import contextlib
 import logging
 import math
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from channels.db import database_sync_to_async
 from django.db.models import Min
@@ -90,49 +91,84 @@ async def stop() -> None:
         _task = None
 
 
-def _fire_due() -> datetime | None:
-    """Fire every due table; the next deadline after that. A table whose row another
-    transaction holds (a stuck process) is passed over, so it holds up no other table, and
-    looked at again on the next round."""
+# Tables fired at once: a computer player's thinking, and the steady pace it keeps so its
+# pauses say nothing of its cards (games.players), hold up no other table.
+WORKERS = 4
+
+
+def _fire_one(table_id: int) -> bool:
+    """Fire one due table (in a worker thread); True when another transaction holds its row
+    (a stuck process): it is passed over, holds up no other table, and is tried again after a
+    round's pause."""
+    from games import services
+
+    try:
+        services.fire_deadline(table_id)
+    except services.Busy:
+        return True
+    except Exception:
+        log.exception("table %s: firing its deadline failed", table_id)
+    return False
+
+
+def _due(skip: set[int]) -> tuple[list[int], datetime | None]:
+    """The due tables but `skip` (being fired, or held), and the next deadline of the others."""
     from games import services
     from games.models import Table
 
-    held = []
-    for table_id in services.due_tables():
-        try:
-            services.fire_deadline(table_id)
-        except services.Busy:
-            held.append(table_id)
-        except Exception:
-            log.exception("table %s: firing its deadline failed", table_id)
-    upcoming = Table.objects.exclude(pk__in=held).aggregate(next=Min("deadline_at"))["next"]
-    if held:
-        # Not at once (their deadlines are past): after a round's pause.
-        again = timezone.now() + timedelta(seconds=POLL_SECONDS)
-        upcoming = again if upcoming is None else min(upcoming, again)
-    return upcoming
+    due = [table_id for table_id in services.due_tables() if table_id not in skip]
+    rest = Table.objects.exclude(pk__in=skip | set(due))
+    return due, rest.aggregate(next=Min("deadline_at"))["next"]
 
 
-_fire_due_async = database_sync_to_async(_fire_due, thread_sensitive=False)
+_fire_one_async = database_sync_to_async(_fire_one, thread_sensitive=False)
+_due_async = database_sync_to_async(_due, thread_sensitive=False)
 
 
 async def _run() -> None:
     global _wakes_at
     assert _wake is not None
+    wake = _wake
     loop = asyncio.get_running_loop()
-    while True:
-        # Cleared before firing, so a poke while firing is not lost: a deadline sooner than the
-        # latest next look wakes the wait below at once.
-        _wake.clear()
-        _wakes_at = loop.time() + POLL_SECONDS
+    workers = asyncio.Semaphore(WORKERS)
+    firing: set[int] = set()
+    held: dict[int, float] = {}  # table -> the loop's time it is tried again
+    tasks: set[asyncio.Task[None]] = set()
+
+    async def fire(table_id: int) -> None:
         try:
-            upcoming = await _fire_due_async()
+            async with workers:
+                if await _fire_one_async(table_id):
+                    held[table_id] = loop.time() + POLL_SECONDS
+        except Exception:
+            log.exception("table %s: firing its deadline failed", table_id)
+        finally:
+            firing.discard(table_id)
+            wake.set()  # its next deadline may come before the clock's next look
+
+    while True:
+        # Cleared before looking, so a poke while looking is not lost: a deadline sooner than
+        # the latest next look wakes the wait below at once.
+        wake.clear()
+        _wakes_at = loop.time() + POLL_SECONDS
+        for table_id, again in list(held.items()):
+            if again <= loop.time():
+                del held[table_id]
+        try:
+            due, upcoming = await _due_async(firing | set(held))
         except Exception:
             log.exception("the table clock failed; trying again")
-            upcoming = None
+            due, upcoming = [], None
+        for table_id in due:
+            firing.add(table_id)
+            task = loop.create_task(fire(table_id), name=f"toepen-fire-{table_id}")
+            tasks.add(task)
+            task.add_done_callback(tasks.discard)
         delay = POLL_SECONDS
         if upcoming is not None:
-            delay = min(POLL_SECONDS, max(0.0, (upcoming - timezone.now()).total_seconds()))
+            delay = min(delay, max(0.0, (upcoming - timezone.now()).total_seconds()))
+        if held:
+            delay = min(delay, max(0.0, min(held.values()) - loop.time()))
         _wakes_at = loop.time() + delay
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(_wake.wait(), timeout=delay)
+            await asyncio.wait_for(wake.wait(), timeout=delay)
