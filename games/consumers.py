@@ -165,6 +165,16 @@ class TableConsumer(DirectDispatch, AsyncWebsocketConsumer):
             await database_sync_to_async(services.ready)(self.table_id, self.holder, seat, hand)
             if isinstance(frame.get("id"), str):
                 await self.send(text_data=json.dumps({"ack": frame["id"]}))
+        elif kind in ("away", "back"):
+            # A break or a round (rules.md 3.8), and back from it.
+            seat = self._own_seat(frame)
+            if kind == "away":
+                reason = frame.get("reason")
+                await database_sync_to_async(services.go_away)(
+                    self.table_id, self.holder, seat, reason if isinstance(reason, str) else ""
+                )
+            else:
+                await database_sync_to_async(services.come_back)(self.table_id, self.holder, seat)
         elif kind == "action":
             seat = self._own_seat(frame)
             self._named_hand(frame)

@@ -159,7 +159,12 @@ def _player(p: dict[str, Any], turn_text: str) -> str:
         badges.append(f'<span class="badge badge-quiet">{_e(_("computer"))}</span>')
     if p["dealer"]:
         badges.append(f'<span class="badge badge-quiet">{_e(_("dealer"))}</span>')
-    if p["away"]:
+    if p["away_reason"] == "break":
+        badges.append(f'<span class="badge badge-away">{_e(_("on a break"))}</span>')
+    elif p["away_reason"] == "round":
+        away = _("back next hand") if p["back_at_deal"] else _("buying a round")
+        badges.append(f'<span class="badge badge-away">{_e(away)}</span>')
+    elif p["away"]:
         badges.append(f'<span class="badge badge-away">{_e(_("away"))}</span>')
     if p["poor"]:
         badges.append(f'<span class="badge">{_e(_("poor"))}</span>')
@@ -332,6 +337,7 @@ def _actions(c: dict[str, Any], csrf_token: str) -> str:
             f'<p id="answer-title">{title}{_countdown(c["answer_seconds"])}</p>{buttons}</div>'
         )
     parts.extend(_button(action) for action in c["other_actions"])
+    parts.extend(_button(action) for action in c["away_buttons"])
     if c["challenge_cost"]:
         parts.append(f'<p class="why">{_e(c["challenge_cost"])}</p>')
     if c["can_start"]:

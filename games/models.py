@@ -98,6 +98,9 @@ class Table(models.Model):
         return HouseRules.from_json(self.rules_json)
 
 
+AWAY_CHOICES = (("break", _("on a break")), ("round", _("buying a round")))
+
+
 class Seat(models.Model):
     """A chair at a table: empty, a person (member or guest) on some phone, or a computer player.
 
@@ -129,6 +132,12 @@ class Seat(models.Model):
     holder_key = models.CharField(_("phone"), max_length=64, blank=True, db_index=True)
     bot_level = models.CharField(_("computer player"), max_length=8, choices=BotLevel, blank=True)
     last_seen = models.DateTimeField(_("last seen"), null=True, blank=True)
+    # Away from the table (rules.md 3.8): the table plays for her while she is.
+    away = models.CharField(_("away"), max_length=8, choices=AWAY_CHOICES, blank=True)
+    # She said she is back from buying a round: she is, from the next deal on.
+    back_at_deal = models.BooleanField(_("back at the next deal"), default=False)
+    # The rubber in which she was last dealt a hand while buying a round (once a rubber).
+    round_in_rubber = models.PositiveIntegerField(_("round bought in rubber"), null=True, blank=True)
 
     class Meta:
         verbose_name = _("seat")

@@ -149,6 +149,7 @@ def build_context(
         "fold_vals": fold_vals,
         "my_turn": active is not None and active in due,
         "my_seats": " ".join(str(seat) for seat in viewer.seats),
+        "away_buttons": _away_buttons(state, active),
         "challenge_cost": (
             _challenge_cost(state.rules) if any(a["act"] == "challenge" for a in actions) else ""
         ),
@@ -241,6 +242,9 @@ def _player(
         "bot": bool(seat.bot_level),
         "mine": False,
         "away": seat.index in away,
+        # Away from the table by her own word (rules.md 3.8): "break" or "round".
+        "away_reason": seat.away,
+        "back_at_deal": seat.back_at_deal,
         "due": seat.index in due,
         "lives": _rubber_lives(state, seat.index),
         "in_hand": False,
@@ -357,6 +361,29 @@ def _knock_button(
     return {"act": "knock", "text": _("Knock"), "vals_json": "", "reason": reason}
 
 
+def _away_buttons(state: TableState, seat: int | None) -> list[dict[str, Any]]:
+    """A break, buying a round, and back from them, for the seat shown (rules.md 3.8); only
+    what the table takes now."""
+    if seat is None or not state.rules.away_conventions:
+        return []
+    table, rubber, hand = state.table, state.rubber, state.hand
+    if table.status not in (Table.Status.WAITING, Table.Status.PLAYING, Table.Status.RUBBER_OVER):
+        return []
+    me = state.seats[seat]
+    if me.away and not me.back_at_deal:
+        return [_button("back", "back", {"type": "back", "seat": seat})]
+    if me.away:
+        return []  # back from buying a round at the next deal
+    buttons = [_button("away", "away:break", {"type": "away", "seat": seat, "reason": "break"})]
+    playing = table.status == Table.Status.PLAYING and rubber is not None
+    under_way = playing and hand is not None and not hand.complete
+    this_rubber = (rubber.number if playing else rubber.number + 1) if rubber else 1
+    if not under_way and me.round_in_rubber != this_rubber:
+        vals = {"type": "away", "seat": seat, "reason": "round"}
+        buttons.append(_button("away", "away:round", vals))
+    return buttons
+
+
 def _challenge_cost(rules: HouseRules) -> str:
     if rules.dirty_penalty == "open_hand":
         return _(
@@ -384,6 +411,10 @@ def _button(act: str, label: str, vals: dict[str, Any]) -> dict[str, Any]:
         text = _("Exchange")
     elif kind == "ready":
         text = _("Done with the laundry")
+    elif kind == "away":
+        text = _("Take a break") if detail == "break" else _("Buy a round")
+    elif kind == "back":
+        text = _("I'm back")
     else:
         text = kind
     return {"act": act, "label": label, "vals": vals, "vals_json": json.dumps(vals), "text": text}

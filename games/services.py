@@ -292,6 +292,74 @@ def leave_seat(table_id: int, index: int, holder: Holder) -> int:
         return _save(load_state(table), timezone.now())
 
 
+# -- away from the table (rules.md 3.8) ----------------------------------------------------------
+
+
+def go_away(table_id: int, holder: Holder, index: int, reason: str) -> int:
+    """A player steps away: on a break at any moment, or buying a round between hands (once a
+    rubber). The table plays for her meanwhile; every phone shows who is away and why."""
+    with transaction.atomic():
+        table = _lock(table_id)
+        state = load_state(table)
+        seat = _own_seat(state, holder, index)
+        rubber = state.rubber
+        playing = table.status == Table.Status.PLAYING and rubber is not None
+        under_way = playing and state.hand is not None and not state.hand.complete
+        # A round bought between rubbers counts for the next one.
+        this_rubber = (rubber.number if playing else rubber.number + 1) if rubber else 1
+        try:
+            table_rules.check_away(
+                state.rules, reason, under_way, seat.round_in_rubber == this_rubber
+            )
+        except table_rules.Refused as refused:
+            raise TableError(refused.code, refusal_message(refused)) from None
+        if seat.away == reason and not seat.back_at_deal:
+            raise TableError("already_away", _("You are away already."))
+        Seat.objects.filter(pk=seat.pk).update(away=reason, back_at_deal=False)
+        state = load_state(table)
+        now = timezone.now()
+        if state.laundry_open(now) and _laundry_done(state):
+            table.laundry_until = None
+        return _save(state, now)
+
+
+def come_back(table_id: int, holder: Holder, index: int) -> int:
+    """Back at the table: from a break at once (she plays her own cards if she has not folded);
+    from buying a round at the next deal, the hand under way staying as it was dealt."""
+    with transaction.atomic():
+        table = _lock(table_id)
+        state = load_state(table)
+        seat = _own_seat(state, holder, index)
+        if not seat.away or seat.back_at_deal:
+            raise TableError("not_away", _("You are not away."))
+        dealt_away = (
+            seat.away == "round"
+            and state.hand is not None
+            and not state.hand.complete
+            and table.status == Table.Status.PLAYING
+        )
+        if dealt_away:
+            Seat.objects.filter(pk=seat.pk).update(back_at_deal=True)
+        else:
+            Seat.objects.filter(pk=seat.pk).update(away="", back_at_deal=False)
+        return _save(load_state(table), timezone.now())
+
+
+def _own_seat(state: TableState, holder: Holder, index: Any) -> Seat:
+    if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < len(state.seats):
+        raise TableError("bad_seat", _("There is no such seat."))
+    seat = state.seats[index]
+    if not holder.holds(seat):
+        raise TableError("not_your_seat", _("That is not your seat."))
+    return seat
+
+
+def _laundry_done(state: TableState) -> bool:
+    return table_rules.laundry_done(
+        state.hand_seats, state.table.laundry_ready, [s.away for s in state.seats]
+    )
+
+
 def mark_seen(table_id: int, holder: Holder) -> None:
     """A phone is here: its seats count as connected (a heartbeat: one update, no lock).
 
@@ -370,10 +438,23 @@ def start_rubber(table_id: int, user: User) -> int:
         return _save(state, now)
 
 
-def _deal(state: TableState, now: datetime) -> None:
-    rubber = state.engine_rubber()
-    hand = rubber.deal()
+def _deal(state: TableState, now: datetime) -> bool:
+    """The next hand of the rubber; True when it changed a seat's row too (someone back from
+    buying a round, or dealt in while away buying one)."""
     assert state.rubber is not None
+    rubber_number = state.rubber.number
+    back = [s.pk for s in state.seats if s.back_at_deal]
+    buying = [s for s in state.seats if s.away == "round" and not s.back_at_deal]
+    if back:
+        Seat.objects.filter(pk__in=back).update(away="", back_at_deal=False)
+    if buying:
+        Seat.objects.filter(pk__in=[s.pk for s in buying]).update(round_in_rubber=rubber_number)
+    if back or buying:
+        # The state's seats may be a snapshot's, shared: read them afresh.
+        state.seats = list(Seat.objects.filter(table_id=state.table.pk).order_by("index"))
+    rubber = state.engine_rubber()
+    # Every hand dealt while she buys a round, she loses no lives (rules.md 3.8).
+    hand = rubber.deal(immune=[s.index for s in buying])
     last = state.hand_row
     if last is not None and last.rubber_id == state.rubber.pk:
         number = last.number + 1  # the rubber's latest hand, as load_state reads it
@@ -391,6 +472,7 @@ def _deal(state: TableState, now: datetime) -> None:
     window = seconds("TOEPEN_LAUNDRY_SECONDS")
     # No window (0 seconds, or rules without laundry): the first card may come at once.
     table.laundry_until = now + timedelta(seconds=window) if hand.laundry and window > 0 else None
+    return bool(back or buying)
 
 
 def _finish_hand(state: TableState, now: datetime) -> None:
@@ -507,7 +589,7 @@ def _mark_ready(state: TableState, seat: int) -> None:
     table = state.table
     if seat not in table.laundry_ready:
         table.laundry_ready = [*table.laundry_ready, seat]
-    if all(s in table.laundry_ready for s in state.hand_seats):
+    if _laundry_done(state):
         table.laundry_until = None
 
 
@@ -588,9 +670,10 @@ def _think(state: TableState, step: Step) -> Action | None:
 def _carry_out(state: TableState, step: Step, now: datetime, decision: Action | None) -> None:
     hand = state.hand
     if step.kind == "deal":
-        _deal(state, now)
-        # The rubber is as the hand's end left it: other processes read only the new hand.
-        state.dealt_from = state.table.version
+        if not _deal(state, now):
+            # The rubber and the seats are as the hand's end left them: other processes read
+            # only the new hand.
+            state.dealt_from = state.table.version
     elif step.kind == "close_laundry":
         state.table.laundry_until = None
     elif step.kind == "close_answers":

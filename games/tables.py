@@ -145,6 +145,7 @@ class TableState:
             laundry_ready=table.laundry_ready,
             bots_offered=table.bots_offered,
             awaiting_since=table.awaiting_since,
+            away=[seat.away for seat in self.seats],
         )
 
     def away_seats(self, now: datetime) -> set[int]:

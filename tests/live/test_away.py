@@ -1,0 +1,137 @@
+"""Away from the table (rules.md 3.8): a break, buying a round, and back."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from games import services
+from games.engine import TOURNAMENT, HouseRules
+from games.models import PlayedHand, Seat, Table
+from games.services import TableError
+from tests.live.conftest import Club4
+from tests.live.test_table_services import four_people_table, holder, people, state_of
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+LATER = timedelta(hours=1)
+
+
+def act(klaver: Club4, table: Table, seat: int, **payload) -> None:
+    services.act(table.pk, holder(people(klaver)[seat]), seat, payload, uuid.uuid4().hex)
+
+
+def step(table: Table) -> bool:
+    """Whatever the table does by itself next (its deadlines all passed)."""
+    return services.fire_deadline(table.pk, timezone.now() + LATER)
+
+
+def play_out_the_hand(klaver: Club4, table: Table, away: int) -> PlayedHand:
+    """Everyone plays her first playable card; the table plays for the one away."""
+    number = state_of(table).hand_row.number
+    for _ in range(100):
+        state = state_of(table)
+        if state.hand_row.number != number or state.hand.complete:
+            return PlayedHand.objects.get(rubber__table=table, number=number)
+        due = state.table_seat(state.hand.due()[0])
+        if due == away:
+            assert step(table)
+            continue
+        legal = state.hand.legal_actions(state.hand_seat(due))
+        action = next(a for a in legal if a.act in ("play", "stay"))
+        act(klaver, table, due, **{k: v for k, v in action.to_json().items() if k != "seat"})
+    raise AssertionError("the hand did not end")
+
+
+def test_a_round_bought_between_hands_leaves_her_lives_alone_for_two_hands(klaver: Club4) -> None:
+    table = four_people_table(klaver, HouseRules(starting_lives=10))
+    buyer = 2
+    who = holder(people(klaver)[buyer])
+    with pytest.raises(TableError) as refused:
+        services.go_away(table.pk, who, buyer, "round")
+    assert refused.value.code == "not_between_hands"  # a hand is under way
+    play_out_the_hand(klaver, table, away=-1)
+    # Between the first hand and the next deal: she goes to buy a round.
+    services.go_away(table.pk, who, buyer, "round")
+    lives = state_of(table).rubber.lives[buyer]
+    for _ in range(2):
+        assert step(table)  # the next deal: she is dealt in, immune
+        played = play_out_the_hand(klaver, table, away=buyer)
+        assert played.seats.index(buyer) in played.record["immune"], played.record
+        mine = [a for a in played.record["actions"] if a["seat"] == played.seats.index(buyer)]
+        assert mine and all(a.get("auto") is True for a in mine)
+    assert state_of(table).rubber.lives[buyer] == lives  # not a life lost while away
+    # Back: from the next deal on she plays, not immune; and a round is bought once a rubber.
+    services.come_back(table.pk, who, buyer)
+    assert step(table)
+    state = state_of(table)
+    assert state.hand_seat(buyer) not in state.hand_row.record.get("immune", [])
+    assert Seat.objects.get(table=table, index=buyer).away == ""
+    play_out_the_hand(klaver, table, away=-1)
+    with pytest.raises(TableError) as refused:
+        services.go_away(table.pk, who, buyer, "round")
+    assert refused.value.code == "round_bought"
+
+
+def test_on_a_break_a_knock_folds_her_and_the_record_says_the_table_did(klaver: Club4) -> None:
+    table = four_people_table(klaver)
+    state = state_of(table)
+    knocker = next(
+        s
+        for s in range(4)
+        if any(a.act == "knock" for a in state.hand.legal_actions(state.hand_seat(s)))
+    )
+    away = next(s for s in range(4) if s != knocker)
+    services.go_away(table.pk, holder(people(klaver)[away]), away, "break")
+    act(klaver, table, knocker, act="knock")
+    for _ in range(10):
+        state = state_of(table)
+        if state.hand_seat(away) not in state.hand.awaiting:
+            break
+        due = state.table_seat(state.hand.due()[0])
+        if due == away:
+            assert step(table)
+        else:
+            act(klaver, table, due, act="stay")
+    record = state_of(table).hand_row.record["actions"]
+    folds = [a for a in record if a["act"] == "fold" and a["seat"] == state.hand_seat(away)]
+    assert folds == [{"seat": state.hand_seat(away), "act": "fold", "auto": True}]
+
+
+def test_back_from_a_break_mid_hand_she_plays_her_own_cards(klaver: Club4) -> None:
+    table = four_people_table(klaver)
+    state = state_of(table)
+    due = state.table_seat(state.hand.due()[0])
+    services.go_away(table.pk, holder(people(klaver)[due]), due, "break")
+    assert step(table)  # the table plays her card
+    assert state_of(table).hand_row.record["actions"][-1].get("auto") is True
+    services.come_back(table.pk, holder(people(klaver)[due]), due)
+    for _ in range(20):
+        state = state_of(table)
+        other = state.table_seat(state.hand.due()[0])
+        if other == due:
+            break
+        legal = state.hand.legal_actions(state.hand_seat(other))
+        card = next(a for a in legal if a.act == "play")
+        act(klaver, table, other, act="play", card=card.to_json()["card"])
+    # Her turn again: the table leaves it to her (her turn clock is far off) and she plays.
+    before = state_of(table).table.version
+    services.fire_deadline(table.pk, timezone.now() + timedelta(seconds=5))
+    assert state_of(table).table.version == before
+    state = state_of(table)
+    card = next(a for a in state.hand.legal_actions(state.hand_seat(due)) if a.act == "play")
+    act(klaver, table, due, act="play", card=card.to_json()["card"])
+    assert "auto" not in state_of(table).hand_row.record["actions"][-1]
+
+
+def test_tournament_rules_have_no_breaks(klaver: Club4) -> None:
+    table = four_people_table(klaver, TOURNAMENT)
+    with pytest.raises(TableError) as refused:
+        services.go_away(table.pk, holder(people(klaver)[1]), 1, "break")
+    assert refused.value.code == "no_away"
+    with pytest.raises(TableError) as refused:
+        services.come_back(table.pk, holder(people(klaver)[1]), 1)
+    assert refused.value.code == "not_away"
