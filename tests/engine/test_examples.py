@@ -25,7 +25,7 @@ def example_files() -> list[Path]:
 
 
 def require_shared_examples() -> None:
-    require_service(f"the shared spec's examples ({EXAMPLES})", bool(example_files()))
+    require_service(f"the shared spec beside the repository ({EXAMPLES})", bool(example_files()))
 
 
 def example_params() -> list[Any]:

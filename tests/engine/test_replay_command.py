@@ -123,7 +123,7 @@ def test_every_shared_spec_example_replays_through_the_command(tmp_path: Path) -
     # Skipped in a clone on its own, failed in CI (test_examples.py says why); the project's own
     # records go through the command in test_worked_records.py.
     examples = sorted(EXAMPLES.glob("*.json")) if EXAMPLES.is_dir() else []
-    require_service(f"the shared spec's examples ({EXAMPLES})", bool(examples))
+    require_service(f"the shared spec beside the repository ({EXAMPLES})", bool(examples))
     path = tmp_path / "examples.jsonl"
     path.write_text(
         "".join(json.dumps(json.loads(p.read_text())["record"]) + "\n" for p in examples)
