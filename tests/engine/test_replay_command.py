@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from games.engine import Hand
+from tests.conftest import require_service
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO.parent / "shared" / "spec" / "examples"
@@ -118,10 +119,11 @@ def test_json_too_long_or_too_deep_to_read_is_a_bad_record_not_a_traceback(
     assert "nested too deep to read" in nested_file["error"]["message"]
 
 
-def test_every_worked_example_replays_through_the_command(tmp_path: Path) -> None:
-    assert EXAMPLES.is_dir(), f"the worked examples belong beside the repo at {EXAMPLES}"
-    examples = sorted(EXAMPLES.glob("*.json"))
-    assert examples
+def test_every_shared_spec_example_replays_through_the_command(tmp_path: Path) -> None:
+    # Skipped in a clone on its own, failed in CI (test_examples.py says why); the project's own
+    # records go through the command in test_worked_records.py.
+    examples = sorted(EXAMPLES.glob("*.json")) if EXAMPLES.is_dir() else []
+    require_service(f"the shared spec beside the repository ({EXAMPLES})", bool(examples))
     path = tmp_path / "examples.jsonl"
     path.write_text(
         "".join(json.dumps(json.loads(p.read_text())["record"]) + "\n" for p in examples)
