@@ -137,7 +137,9 @@ class Seat(models.Model):
     # She said she is back from buying a round: she is, from the next deal on.
     back_at_deal = models.BooleanField(_("back at the next deal"), default=False)
     # The rubber in which she was last dealt a hand while buying a round (once a rubber).
-    round_in_rubber = models.PositiveIntegerField(_("round bought in rubber"), null=True, blank=True)
+    round_in_rubber = models.PositiveIntegerField(
+        _("round bought in rubber"), null=True, blank=True
+    )
 
     class Meta:
         verbose_name = _("seat")

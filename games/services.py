@@ -472,6 +472,8 @@ def _deal(state: TableState, now: datetime) -> bool:
     window = seconds("TOEPEN_LAUNDRY_SECONDS")
     # No window (0 seconds, or rules without laundry): the first card may come at once.
     table.laundry_until = now + timedelta(seconds=window) if hand.laundry and window > 0 else None
+    if table.laundry_until is None and hand.laundry and hand.after_laundry().awaiting:
+        table.awaiting_since = now  # no window: poverty's answers are due from the deal
     return bool(back or buying)
 
 
@@ -608,7 +610,10 @@ def _apply(state: TableState, action: Action, now: datetime, *, ending: bool = T
     if action.act not in LAUNDRY_ACTS and hand.laundry:
         # The window closed without an action: the engine's laundry ends with this one.
         table.laundry_until = None
-    was_awaiting = bool(hand.awaiting)
+    # An action after the laundry window ends the engine's laundry first, and with it come the
+    # poverty answers, due since the window closed (not from this action on).
+    ending_laundry = hand.laundry and action.act not in LAUNDRY_ACTS
+    was_awaiting = bool((hand.after_laundry() if ending_laundry else hand).awaiting)
     try:
         hand.apply(action)
     except IllegalAction as error:
@@ -676,10 +681,14 @@ def _carry_out(state: TableState, step: Step, now: datetime, decision: Action | 
             state.dealt_from = state.table.version
     elif step.kind == "close_laundry":
         state.table.laundry_until = None
+        assert hand is not None
+        # The answers the end of the laundry makes due (poverty) are due from now.
+        if hand.laundry and hand.after_laundry().awaiting:
+            state.table.awaiting_since = now
     elif step.kind == "close_answers":
         # The simultaneous window closed: whoever has not answered stays (rules.md 3.5).
         assert hand is not None
-        for hand_seat in list(hand.awaiting):
+        for hand_seat in list((hand.after_laundry() if hand.laundry else hand).awaiting):
             _apply(state, Action(hand_seat, "stay", auto=True), now)
     elif step.kind == "bot_laundry":
         assert step.seat is not None

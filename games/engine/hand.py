@@ -345,6 +345,15 @@ class Hand:
             return "knock_limit"
         return None
 
+    def after_laundry(self) -> Hand:
+        """The hand as it is once its laundry is over (the first other action ends it): what
+        it then awaits (the poverty answers) and the announcements it then makes. A copy: the
+        record has no action that closes the laundry by itself."""
+        other = self.copy()
+        if other.laundry:
+            other._close_laundry()
+        return other
+
     def verify(self, action: Action) -> None:
         """Raise the IllegalAction that `apply(action)` would raise, changing nothing."""
         self.copy().apply(action)

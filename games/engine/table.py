@@ -77,7 +77,8 @@ def auto_action(observation: Observation) -> Action:
     if not legal:
         raise ValueError("nothing is legal for this seat")
     acts = {action.act for action in legal}
-    if "stay" in acts and observation.awaiting:
+    if "stay" in acts:
+        # An answer is due (to a knock, or to poverty's stake of two): she folds.
         return next(a for a in legal if a.act == "fold")
     plays = [action for action in legal if action.act == "play"]
     if plays:
@@ -186,6 +187,10 @@ def plan(table: Moment, pace: Pace, now: datetime) -> list[Step]:
             if table.seats[table_seat].bot and table_seat not in table.laundry_ready:
                 steps.append(Step(bot_at, "bot_laundry", table_seat))
         return steps
+    if hand.laundry:
+        # The window closed with no action: the hand is planned as it is once its laundry is
+        # over, when the poverty answers fall due (together, under simultaneous answers).
+        hand = hand.after_laundry()
     steps = []
     due = [table.hand_seats[hand_seat] for hand_seat in hand.due()]
     if not hand.awaiting:

@@ -4,25 +4,31 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('games', '0004_table_listener_gone'),
+        ("games", "0004_table_listener_gone"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='seat',
-            name='away',
-            field=models.CharField(blank=True, choices=[('break', 'on a break'), ('round', 'buying a round')], max_length=8, verbose_name='away'),
+            model_name="seat",
+            name="away",
+            field=models.CharField(
+                blank=True,
+                choices=[("break", "on a break"), ("round", "buying a round")],
+                max_length=8,
+                verbose_name="away",
+            ),
         ),
         migrations.AddField(
-            model_name='seat',
-            name='back_at_deal',
-            field=models.BooleanField(default=False, verbose_name='back at the next deal'),
+            model_name="seat",
+            name="back_at_deal",
+            field=models.BooleanField(default=False, verbose_name="back at the next deal"),
         ),
         migrations.AddField(
-            model_name='seat',
-            name='round_in_rubber',
-            field=models.PositiveIntegerField(blank=True, null=True, verbose_name='round bought in rubber'),
+            model_name="seat",
+            name="round_in_rubber",
+            field=models.PositiveIntegerField(
+                blank=True, null=True, verbose_name="round bought in rubber"
+            ),
         ),
     ]

@@ -6,11 +6,12 @@ import uuid
 from datetime import timedelta
 
 import pytest
+from django.db.models import F
 from django.utils import timezone
 
 from games import services
-from games.engine import TOURNAMENT, HouseRules
-from games.models import PlayedHand, Seat, Table
+from games.engine import TOURNAMENT, Hand, HouseRules
+from games.models import PlayedHand, Rubber, Seat, Table
 from games.services import TableError
 from tests.live.conftest import Club4
 from tests.live.test_table_services import four_people_table, holder, people, state_of
@@ -135,3 +136,37 @@ def test_tournament_rules_have_no_breaks(klaver: Club4) -> None:
     with pytest.raises(TableError) as refused:
         services.come_back(table.pk, holder(people(klaver)[1]), 1)
     assert refused.value.code == "not_away"
+
+
+def test_poverty_answers_fall_due_together_when_the_laundry_window_closes(klaver: Club4) -> None:
+    """At a simultaneous table a poverty hand's answers are all due once the laundry window
+    closes with nobody having acted: the table folds at once for a player who is away, and the
+    answer window closes response_seconds after the laundry's, with a stay for the silent."""
+    rules = HouseRules(poverty="stake_two", response_order="simultaneous", response_seconds=8)
+    table = four_people_table(klaver, rules)
+    # The hand as dealt with seat 0 on her last life: a poverty hand, its laundry window open.
+    start = timezone.now()
+    hand = Hand.deal(rules, [1, 10, 10, 10], 0, 11, players=["anna", "bram", "cas", "dirk"])
+    assert hand.poverty and hand.laundry and not hand.awaiting
+    PlayedHand.objects.filter(rubber__table=table).update(record=hand.record(), seats=[0, 1, 2, 3])
+    Rubber.objects.filter(table=table).update(lives=[1, 10, 10, 10])
+    Table.objects.filter(pk=table.pk).update(
+        version=F("version") + 1, changed_at=start, laundry_until=start + timedelta(seconds=5)
+    )
+    away = 3
+    services.go_away(table.pk, holder(people(klaver)[away]), away, "break")
+    # The window closes: the three answers are due now, together.
+    assert services.fire_deadline(table.pk, start + timedelta(seconds=6))
+    closed = state_of(table).table.changed_at
+    assert state_of(table).table.awaiting_since is not None
+    assert services.fire_deadline(table.pk, closed + timedelta(seconds=2))  # folds for her
+    actions = state_of(table).hand_row.record["actions"]
+    assert actions == [{"seat": away, "act": "fold", "auto": True}]
+    # Nothing more until the answer window, counted from the laundry's close, runs out.
+    assert not services.fire_deadline(table.pk, closed + timedelta(seconds=7))
+    assert services.fire_deadline(table.pk, closed + timedelta(seconds=9))
+    actions = state_of(table).hand_row.record["actions"]
+    assert actions[1:] == [
+        {"seat": 1, "act": "stay", "auto": True},
+        {"seat": 2, "act": "stay", "auto": True},
+    ]

@@ -73,6 +73,7 @@ def test_every_button_carries_the_frame_of_a_legal_action():
     due = state.hand.due()[0]
     view = render_view(state, Viewer(seats=(due,), active=due))
     frames = [json.loads(html.unescape(v)) for v in re.findall(r"hx-vals='([^']*)'", view)]
+    frames = [f for f in frames if "act" in f]  # a break or a round are not the hand's actions
     legal = state.hand.legal_actions(due)
     plays = {f["card"] for f in frames if f["act"] == "play"}
     assert plays == {a.to_json()["card"] for a in legal if a.act == "play"}
@@ -120,7 +121,7 @@ def _frames_offered(view: str) -> set[str]:
     return {
         json.dumps({k: v for k, v in f.items() if k not in ("seat", "hand")}, sort_keys=True)
         for f in frames
-        if f.get("type") not in ("ready", "show")
+        if f.get("type") not in ("ready", "show", "away", "back")
     }
 
 
