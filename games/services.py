@@ -9,6 +9,7 @@ nothing here knows about requests or sockets.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import logging
 import random
@@ -710,6 +711,25 @@ def _carry_out(state: TableState, step: Step, now: datetime, decision: Action | 
             action = table_rules.auto_action(observation)
             decision = action.as_auto() if step.kind == "auto" else action
         _apply(state, decision, now)
+        if step.kind == "auto":
+            _dropped_to_a_break(state, step.seat, now)
+
+
+def _dropped_to_a_break(state: TableState, index: int, now: datetime) -> None:
+    """A player whose phone stayed silent past its grace is on a break from now on, so every
+    phone says so and the table goes on at its pace; one tap brings her back."""
+    seat = state.seats[index]
+    if seat.away or not state.rules.away_conventions:
+        return
+    silent_since = now - timedelta(seconds=seconds("TOEPEN_GRACE_SECONDS"))
+    if seat.last_seen is not None and seat.last_seen > silent_since:
+        return  # her turn clock ran out, her phone is here: she is not away
+    Seat.objects.filter(pk=seat.pk).update(away="break")
+    # The state's seats may be a snapshot's, shared: a copy of the list and of her seat.
+    changed = copy.copy(seat)
+    changed.away = "break"
+    state.seats = [changed if s is seat else s for s in state.seats]
+    state.base = None  # more than the hand's actions changed: other processes read the table
 
 
 def fire_deadline(table_id: int, now: datetime | None = None) -> bool:

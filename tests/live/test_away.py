@@ -170,3 +170,24 @@ def test_poverty_answers_fall_due_together_when_the_laundry_window_closes(klaver
         {"seat": 1, "act": "stay", "auto": True},
         {"seat": 2, "act": "stay", "auto": True},
     ]
+
+
+def test_a_phone_silent_past_its_grace_puts_its_player_on_a_break_and_her_turn_clock_does_not(
+    klaver: Club4,
+) -> None:
+    table = four_people_table(klaver)
+    state = state_of(table)
+    due = state.table_seat(state.hand.due()[0])
+    changed = state.table.changed_at
+    # Heard from a moment after the change: her phone then went quiet.
+    Seat.objects.filter(table=table).update(last_seen=changed)
+    assert services.fire_deadline(table.pk, changed + timedelta(seconds=31))
+    assert Seat.objects.get(table=table, index=due).away == "break"
+    assert state_of(table).hand_row.record["actions"][-1].get("auto") is True
+    # Another player whose turn clock runs out with her phone still here is not put away.
+    state = state_of(table)
+    nxt = state.table_seat(state.hand.due()[0])
+    now = state.table.changed_at + timedelta(seconds=61)
+    Seat.objects.filter(table=table, index=nxt).update(last_seen=now)
+    assert services.fire_deadline(table.pk, now)
+    assert Seat.objects.get(table=table, index=nxt).away == ""
