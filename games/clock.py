@@ -17,10 +17,14 @@ import contextlib
 import logging
 import math
 from datetime import datetime
+from typing import Any
 
 from channels.db import database_sync_to_async
 from django.db.models import Min
 from django.utils import timezone
+
+from games import events, services
+from games.models import Table
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +72,12 @@ def server_loop() -> asyncio.AbstractEventLoop | None:
     return None
 
 
+def _changed(sender: Any, *, deadline: datetime | None = None, **_: Any) -> None:
+    """A change committed here (games/events.py) set its table's next deadline."""
+    if deadline is not None:
+        poke(deadline)
+
+
 def poke(deadline: datetime | None = None) -> None:
     """A table's deadline moved to `deadline`: wake the clock if it comes before the clock's
     next look anyway (callable from any thread). None: wake it in any case."""
@@ -100,8 +110,6 @@ def _fire_one(table_id: int) -> bool:
     """Fire one due table (in a worker thread); True when another transaction holds its row
     (a stuck process): it is passed over, holds up no other table, and is tried again after a
     round's pause."""
-    from games import services
-
     try:
         services.fire_deadline(table_id)
     except services.Busy:
@@ -113,9 +121,6 @@ def _fire_one(table_id: int) -> bool:
 
 def _due(skip: set[int]) -> tuple[list[int], datetime | None]:
     """The due tables but `skip` (being fired, or held), and the next deadline of the others."""
-    from games import services
-    from games.models import Table
-
     due = [table_id for table_id in services.due_tables() if table_id not in skip]
     rest = Table.objects.exclude(pk__in=skip | set(due))
     return due, rest.aggregate(next=Min("deadline_at"))["next"]
@@ -172,3 +177,6 @@ async def _run() -> None:
         _wakes_at = loop.time() + delay
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(wake.wait(), timeout=delay)
+
+
+events.table_changed.connect(_changed, dispatch_uid="toepen-clock")

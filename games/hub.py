@@ -25,19 +25,16 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from channels.db import database_sync_to_async
 
-from games import notices
+from games import events, notices, services
 from games.access import watchers_allowed
 from games.conf import seconds
-from games.tables import advance, read_hand
-
-if TYPE_CHECKING:
-    from games.models import PlayedHand
-    from games.render import Shared
-    from games.tables import Holder, TableState
+from games.models import PlayedHand, Seat, Table
+from games.render import Shared
+from games.tables import Holder, TableState, advance, read_hand, refresh_presence, view_state
 
 log = logging.getLogger(__name__)
 
@@ -120,12 +117,6 @@ class Hub:
             frames = render_all(phones, table_id, version, state)
             asyncio.run_coroutine_threadsafe(send_all(frames), self.loop).add_done_callback(_logged)
 
-    async def changed_here(self, table_id: int, version: int, state: TableState) -> None:
-        """`changed`, on the event loop (a change written from the loop itself)."""
-        phones = self.phones_at(table_id)
-        if phones:
-            await send_all(render_all(phones, table_id, version, state))
-
     async def _hear(self, listening: Any) -> None:
         """The changes the other processes commit, as PostgreSQL announces them on `listening`
         (games/notices.py; None: not connected yet).
@@ -206,8 +197,6 @@ class Hub:
             await send_all(frames)
 
     async def _beat(self) -> None:
-        from games import services
-
         while True:
             await asyncio.sleep(seconds("TOEPEN_HEARTBEAT_SECONDS"))
             with self.lock:
@@ -265,9 +254,6 @@ class Hub:
 
 def _versions(tables: list[int]) -> dict[int, int]:
     """The tables' versions in the database; their seats' presence goes into the snapshots."""
-    from games.models import Seat, Table
-    from games.tables import refresh_presence
-
     refresh_presence(
         Seat.objects.filter(table_id__in=tables).values_list("pk", "table_id", "last_seen")
     )
@@ -280,9 +266,6 @@ def render_all(
     """Each phone's view of `version` (or newer), from `state` when given, else from this
     process's snapshot of the table; phones that see the table alike share one render, and
     all share the public part of their views."""
-    from games.render import Shared
-    from games.tables import view_state
-
     if state is None or state.table.version < version:
         state = view_state(table_id, version)
     version = state.table.version
@@ -405,9 +388,26 @@ def get() -> Hub:
     return _hub
 
 
-def for_loop(loop: asyncio.AbstractEventLoop | None) -> Hub | None:
-    """The hub of `loop` (the server's), if it has one: where a worker thread publishes."""
+def _render_committed(
+    sender: Any, *, table_id: int, version: int, state: TableState | None = None, **_: Any
+) -> None:
+    """A change committed in this process (games/events.py): its phones here are rendered from
+    the state it left, in the thread that committed it, or on the loop for a change committed
+    there (the quick path); the loop only sends the frames."""
     hub = _hub
-    if loop is None or hub is None or hub.loop is not loop:
-        return None
-    return hub
+    if hub is None or hub.loop.is_closed() or not hub.loop.is_running():
+        return
+    try:
+        running = asyncio.get_running_loop()
+    except RuntimeError:
+        running = None
+    if running is None:
+        hub.changed(table_id, version, state)
+    elif running is hub.loop:
+        phones = hub.phones_at(table_id)
+        if phones:
+            frames = render_all(phones, table_id, version, state)
+            hub.loop.create_task(send_all(frames)).add_done_callback(_logged)
+
+
+events.table_changed.connect(_render_committed, dispatch_uid="toepen-hub")

@@ -30,10 +30,10 @@ from django.db import connections
 from django.db.models import Field
 from django.utils import timezone
 
-from games import hub, notices, services
+from games import events, notices, services
 from games.models import ActionReceipt, PlayedHand, Table
 from games.services import TableError
-from games.tables import CHANGED_FIELDS, Holder, editable_snapshot, remember
+from games.tables import CHANGED_FIELDS, Holder, editable_snapshot
 
 log = logging.getLogger(__name__)
 
@@ -143,7 +143,7 @@ class QuickActions:
             return None
         self.written += 1
         state.record_changed = False
-        await self._published(state)
+        events.send(state.table.pk, state.table.version, state.table.deadline_at, state)
         return services.Outcome(table.version)
 
     async def _write(self, params: list[Any]) -> bool:
@@ -193,15 +193,6 @@ class QuickActions:
                 await connection.close()
             except Exception:
                 log.exception("closing the quick actions' connection failed")
-
-    async def _published(self, state: Any) -> None:
-        """What `services.publish` does after a commit, from the event loop."""
-        from games import clock
-
-        table = state.table
-        remember(state)
-        await hub.get().changed_here(table.pk, table.version, state)
-        clock.poke(table.deadline_at)
 
 
 _quick: QuickActions | None = None

@@ -28,7 +28,7 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
 from clubs.models import Club, HouseRuleProfile
-from games import hub, notices, players
+from games import events, notices, players
 from games.access import is_member
 from games.conf import pace, seconds
 from games.engine import Action, BadRecord, IllegalAction, parse_action
@@ -57,7 +57,6 @@ from games.tables import (
     load_state,
     one_snapshot,
     read_state,
-    remember,
 )
 
 log = logging.getLogger(__name__)
@@ -88,34 +87,6 @@ class Outcome:
     duplicate: bool = False
 
 
-# -- publishing ---------------------------------------------------------------------------------
-
-
-def publish(
-    table_id: int,
-    version: int,
-    deadline: datetime | None = None,
-    state: TableState | None = None,
-) -> None:
-    """Tell this process's phones at the table that it changed (after the commit); each gets
-    its own view. The other processes heard of it from PostgreSQL as it committed (the notice
-    `_save` sent in the transaction, games/notices.py).
-
-    `state`, the table as the change left it, becomes this process's snapshot of the version,
-    and this process's hub renders its phones' views from it at once, in the calling thread;
-    the event loop only sends the frames. The clock is woken when the table's next deadline
-    comes before its next look."""
-    from games import clock
-
-    if state is not None:
-        remember(state)
-    server_hub = hub.for_loop(clock.server_loop())
-    if server_hub is not None:
-        server_hub.changed(table_id, version, state)
-    if deadline is not None:
-        clock.poke(deadline)
-
-
 def _save(state: TableState, now: datetime, *, changed: bool = True) -> int:
     """Write the change: the hand's new actions, the table's fields, the new version, and the
     notice that tells the other processes when it commits."""
@@ -134,9 +105,9 @@ def _save(state: TableState, now: datetime, *, changed: bool = True) -> int:
         version = table.version
         deadline = table.deadline_at
         notices.send(table.pk, version, state)
-        # Robust: the change is committed whatever happens to its views (a failure is logged,
-        # the phones catch up with the next change, a reconnect or the next heartbeat round).
-        transaction.on_commit(lambda: publish(table.pk, version, deadline, state), robust=True)
+        # The change is committed whatever happens to its views (a failure is logged, the
+        # phones catch up with the next change, a reconnect or the next heartbeat round).
+        events.send_on_commit(table.pk, version, deadline, state)
     return table.version
 
 

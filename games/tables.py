@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 
 from django.db import connection, transaction
 
+from games import events
 from games.conf import seconds
 from games.engine import Hand, HouseRules, Observation, observe, parse_action, parse_record
 from games.engine import table as table_rules
@@ -519,3 +520,12 @@ def _dealt(
     ).same_rules_as(state)
     _take_hand(dealt, row)
     return dealt
+
+
+def _remember_committed(sender: Any, *, state: TableState | None = None, **_: Any) -> None:
+    """A committed change's state is this process's snapshot of its version (games/events.py)."""
+    if state is not None:
+        remember(state)
+
+
+events.table_changed.connect(_remember_committed, dispatch_uid="toepen-snapshots")

@@ -34,6 +34,18 @@ def fast_clocks(settings: Any) -> None:
     settings.TOEPEN_GRACE_SECONDS = 30
 
 
+KEEP_PUBLISHED = "test-keep-published"
+
+
+@pytest.fixture(autouse=True)
+def forget_kept_changes() -> Any:
+    """A test that keeps the committed changes' states (test_hub.keep_published) stops there."""
+    yield
+    from games import events
+
+    events.table_changed.disconnect(dispatch_uid=KEEP_PUBLISHED)
+
+
 @pytest.fixture(autouse=True)
 async def stop_the_clock() -> Any:
     """Each test's event loop gets its own table clock; stop it before the loop closes."""

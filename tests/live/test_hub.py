@@ -14,7 +14,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone, translation
 
-from games import hub, services, tables
+from games import events, hub, services, tables
 from games.engine import HouseRules
 from games.models import Seat, Table
 from games.render import Shared, Viewer, render_view
@@ -27,7 +27,7 @@ from games.tables import (
     remember,
     view_state,
 )
-from tests.live.conftest import Club4
+from tests.live.conftest import KEEP_PUBLISHED, Club4
 from tests.live.test_table_services import four_people_table, holder, people, play_a_card
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -139,15 +139,15 @@ def test_heartbeats_of_every_phone_here_are_one_update(klaver: Club4) -> None:
 
 
 def keep_published(monkeypatch) -> list[TableState]:
-    """The states the changes publish, in order (they are still published)."""
+    """The states the committed changes leave, in order (games/events.py)."""
     published: list[TableState] = []
-    publish = services.publish
 
-    def keep(table_id, version, deadline=None, state=None):
+    def keep(sender, *, state=None, **_):
         published.append(state)
-        publish(table_id, version, deadline, state)
 
-    monkeypatch.setattr(services, "publish", keep)
+    # From now on into this list; disconnected when the test ends (tests/live/conftest.py).
+    events.table_changed.disconnect(dispatch_uid=KEEP_PUBLISHED)
+    events.table_changed.connect(keep, weak=False, dispatch_uid=KEEP_PUBLISHED)
     return published
 
 

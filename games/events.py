@@ -1,0 +1,34 @@
+"""The one way a change to a table leaves the code that made it: `table_changed`, on commit.
+
+The code that changes a table (games/services.py, games/quick.py) knows nothing of who listens.
+In a server process the hub renders its phones' views from the state the change left
+(games/hub.py) and the clock wakes for a nearer deadline (games/clock.py), each subscribed here;
+other processes hear of the change from PostgreSQL, in the change's own transaction
+(games/notices.py). As Zulip's `send_event_on_commit`: nothing is told of a change that did
+not commit, and a listener that fails is logged and costs the change nothing.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from django.db import transaction
+from django.dispatch import Signal
+
+# Sent with table_id, version, deadline (the table's next one, or None) and state (the table as
+# the change left it, a games.tables.TableState, or None). This module imports nothing of the
+# game: everything else may import it.
+table_changed = Signal()
+
+
+def send_on_commit(table_id: int, version: int, deadline: datetime | None, state: Any) -> None:
+    """`table_changed`, once the current transaction commits (at once outside one)."""
+    transaction.on_commit(lambda: send(table_id, version, deadline, state), robust=True)
+
+
+def send(table_id: int, version: int, deadline: datetime | None, state: Any) -> None:
+    """`table_changed`, now: the change is committed already."""
+    table_changed.send_robust(
+        sender=None, table_id=table_id, version=version, deadline=deadline, state=state
+    )
