@@ -22,6 +22,7 @@ class Access:
     seats: tuple[int, ...]
     may_watch: bool
     can_start: bool
+    can_close: bool = False
 
     @property
     def allowed(self) -> bool:
@@ -42,11 +43,19 @@ def table_access(state: TableState, holder: Holder, user: Any) -> Access:
     """What `holder` (speaking for `user`, who may be anonymous) may do at `state`'s table."""
     table = state.table
     member = user if user is not None and user.is_authenticated else None
+    creator = member is not None and table.created_by_id == member.pk
     return Access(
         seats=tuple(state.held_by(holder)),
         may_watch=may_watch(table, member),
-        can_start=member is not None and table.created_by_id == member.pk,
+        can_start=creator,
+        can_close=creator or (member is not None and is_admin(member, table.club)),
     )
+
+
+def is_admin(user: Any, club: Club) -> bool:
+    return Membership.objects.filter(
+        club=club, user=user, role=Membership.Role.ADMIN, status=Membership.Status.ACTIVE
+    ).exists()
 
 
 def watchers_allowed(asked: Iterable[tuple[int, int]]) -> set[tuple[int, int]]:

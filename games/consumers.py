@@ -87,11 +87,8 @@ class TableConsumer(DirectDispatch, AsyncWebsocketConsumer):
             await self.close(code=CLOSE_NOT_FOUND)
             return
         self.table_id, access = found
-        self.seats, self.may_watch, self.can_start = (
-            access.seats,
-            access.may_watch,
-            access.can_start,
-        )
+        self.seats, self.may_watch = access.seats, access.may_watch
+        self.can_start, self.can_close = access.can_start, access.can_close
         # One browser session holds a bounded number of sockets (games/throttle.py): each one
         # is a view rendered on every change. Past it, the phone is told why, with 4429.
         self.socket_slot = await throttle.take_socket_slot(self.scope)
@@ -281,6 +278,7 @@ class TableConsumer(DirectDispatch, AsyncWebsocketConsumer):
             seats=self.seats,
             active=choose_active(state, self.seats, self.shown),
             can_start=self.can_start,
+            can_close=self.can_close,
         )
         with translation.override(self.language):
             return render_view(state, viewer, shared=shared)

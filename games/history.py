@@ -3,17 +3,26 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import timedelta
 
 from django.db.models import Count, Q, Sum
+from django.utils import timezone
 
 from clubs.models import Club, Membership
 from games.models import RubberPlayer, Table
 
+# A table whose rubber is over stays on the club's front page this long, for another rubber.
+FINISHED_SHOWN = timedelta(hours=1)
+
 
 def open_tables(club: Club) -> list[Table]:
+    """The tables in play or waiting; closed ones, and finished ones nobody has touched for an
+    hour, are in the club's history, not on its front page."""
+    stale = timezone.now() - FINISHED_SHOWN
     return list(
         Table.objects.filter(club=club)
         .exclude(status=Table.Status.CLOSED)
+        .exclude(status=Table.Status.RUBBER_OVER, changed_at__lt=stale)
         .select_related("created_by")
         .order_by("-created_at")[:20]
     )
@@ -38,7 +47,9 @@ def standings(club: Club) -> list[Standing]:
         ).select_related("user")
     }
     rows = (
-        RubberPlayer.objects.filter(rubber__table__club=club, rubber__over=True)
+        RubberPlayer.objects.filter(
+            rubber__table__club=club, rubber__over=True, rubber__abandoned=False
+        )
         .filter(Q(user_id__in=members) | Q(guest__user_id__in=members))
         .values("user_id", "guest__user_id")
         .annotate(

@@ -352,7 +352,7 @@ def phone_key(phone: Any, seats: tuple[int, ...]) -> Any:
     `seats`), by language and what they may do. A seat holder's view is her own."""
     if seats:
         return None
-    return ("watching", phone.language, phone.can_start)
+    return ("watching", phone.language, phone.can_start, phone.can_close)
 
 
 async def send_all(frames: list[tuple[Phone, int, str | None]]) -> None:

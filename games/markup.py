@@ -317,6 +317,14 @@ def _button(action: dict[str, Any]) -> str:
     )
 
 
+def _csrf(csrf_token: str) -> str:
+    """The page's CSRF token for a form (a view pushed over the socket has none: htmx sends
+    the page's token in a header)."""
+    if not csrf_token:
+        return ""
+    return f'<input type="hidden" name="csrfmiddlewaretoken" value="{_e(csrf_token)}">'
+
+
 def _actions(c: dict[str, Any], csrf_token: str) -> str:
     parts = ['<div id="table-actions" class="actions">']
     knock = c["knock"]
@@ -342,15 +350,27 @@ def _actions(c: dict[str, Any], csrf_token: str) -> str:
         parts.append(f'<p class="why">{_e(c["challenge_cost"])}</p>')
     if c["can_start"]:
         url = _e(reverse("games:start", args=[c["table"].code]))
-        token = (
-            f'<input type="hidden" name="csrfmiddlewaretoken" value="{_e(csrf_token)}">'
-            if csrf_token
-            else ""
-        )
+        token = _csrf(csrf_token)
         text = _("Another rubber") if c["status"] == "rubber_over" else _("Start the rubber")
         parts.append(
             f'<form method="post" action="{url}" hx-post="{url}" hx-swap="none">{token}'
             f'<button class="action action-start">{_e(text)}</button></form>'
+        )
+    if c["can_leave"]:
+        url = _e(reverse("games:leave", args=[c["table"].code, c["active"]]))
+        parts.append(
+            f'<form method="post" action="{url}" hx-post="{url}" hx-swap="none">'
+            f"{_csrf(csrf_token)}"
+            f'<button class="action action-leave secondary">{_e(_("Leave my seat"))}</button>'
+            "</form>"
+        )
+    if c["can_close"]:
+        url = _e(reverse("games:close", args=[c["table"].code]))
+        parts.append(
+            f'<form method="post" action="{url}" hx-post="{url}" hx-swap="none">'
+            f"{_csrf(csrf_token)}"
+            f'<button class="action action-close secondary">{_e(_("Close the table"))}</button>'
+            "</form>"
         )
     parts.append("</div>")
     return "".join(parts)

@@ -171,6 +171,8 @@ class Rubber(models.Model):
     over = models.BooleanField(_("over"), default=False)
     winner = models.PositiveSmallIntegerField(_("winner"), null=True, blank=True)
     losers = models.JSONField(_("losers"), default=list)
+    # Left unfinished (its table closed): it counts in no standings.
+    abandoned = models.BooleanField(_("abandoned"), default=False)
     started_at = models.DateTimeField(_("started"), auto_now_add=True)
     finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
 

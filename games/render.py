@@ -50,6 +50,7 @@ class Viewer:
     seats: tuple[int, ...] = ()
     active: int | None = None
     can_start: bool = False
+    can_close: bool = False
 
 
 def choose_active(
@@ -155,6 +156,11 @@ def build_context(
         ),
         "can_start": viewer.can_start
         and table.status in (Table.Status.WAITING, Table.Status.RUBBER_OVER),
+        "can_close": viewer.can_close and table.status != Table.Status.CLOSED,
+        # Between rubbers, or between two hands of one (a computer player takes over).
+        "can_leave": active is not None
+        and table.status != Table.Status.CLOSED
+        and (hand is None or hand.complete or table.status != Table.Status.PLAYING),
     }
 
 

@@ -27,7 +27,7 @@ from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
-from clubs.models import Club, HouseRuleProfile
+from clubs.models import Club, HouseRuleProfile, Membership
 from games import events, notices, players
 from games.access import is_member
 from games.conf import pace, seconds
@@ -249,18 +249,51 @@ def take_seat(table_id: int, index: int, holder: Holder, name: str) -> int:
 
 
 def leave_seat(table_id: int, index: int, holder: Holder) -> int:
+    """A player gets up. Between rubbers her seat is free for whoever comes; between two hands
+    of a rubber a computer player takes it and plays the rubber out; during a hand she waits
+    for its end (or takes a break)."""
     with transaction.atomic():
         table = _lock(table_id)
-        if table.status == Table.Status.PLAYING:
-            raise TableError("playing", _("You cannot leave during a rubber."))
-        if not 0 <= index < table.seat_count:
-            raise TableError("bad_seat", _("There is no such seat."))
-        seat = Seat.objects.get(table=table, index=index)
-        if not holder.holds(seat):
-            raise TableError("not_your_seat", _("That is not your seat."))
-        seat.holder_key = seat.name = ""
+        state = load_state(table)
+        seat = _own_seat(state, holder, index)
+        if table.status == Table.Status.CLOSED:
+            raise TableError("closed", _("This table is closed."))
+        playing = table.status == Table.Status.PLAYING
+        if playing and state.hand is not None and not state.hand.complete:
+            raise TableError("hand_under_way", _("You can leave between hands."))
+        seat.holder_key = ""
         seat.user = seat.guest = None
+        seat.away, seat.back_at_deal = "", False
+        if playing:
+            seat.bot_level = BotLevel.NORMAL
+            seat.name = _bot_name(index, BotLevel.NORMAL)
+        else:
+            seat.name = ""
         seat.save()
+        return _save(load_state(table), timezone.now())
+
+
+def close_table(table_id: int, user: User) -> int:
+    """The table's creator or an admin of its club closes it: nothing more is played there. A
+    rubber it leaves unfinished is abandoned, and counts in no standings."""
+    with transaction.atomic():
+        table = _lock(table_id)
+        admin = Membership.objects.filter(
+            club_id=table.club_id,
+            user=user,
+            role=Membership.Role.ADMIN,
+            status=Membership.Status.ACTIVE,
+        ).exists()
+        if table.created_by_id != user.pk and not admin:
+            raise TableError(
+                "not_allowed", _("Only the table's creator or a club admin closes it.")
+            )
+        if table.status == Table.Status.CLOSED:
+            raise TableError("closed", _("This table is closed."))
+        state = load_state(table)
+        if state.rubber is not None and not state.rubber.over:
+            Rubber.objects.filter(pk=state.rubber.pk).update(abandoned=True)
+        table.status = Table.Status.CLOSED
         return _save(load_state(table), timezone.now())
 
 

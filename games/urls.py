@@ -11,6 +11,7 @@ urlpatterns = [
     path("t/<str:code>/join/", views.table_join, name="join"),
     path("t/<str:code>/start/", views.table_start, name="start"),
     path("t/<str:code>/seats/<int:index>/leave/", views.table_leave, name="leave"),
+    path("t/<str:code>/close/", views.table_close, name="close"),
     path("manifest.webmanifest", pwa.manifest, name="manifest"),
     path("sw.js", pwa.service_worker, name="service_worker"),
     path("offline/", pwa.offline, name="offline"),

@@ -173,6 +173,17 @@ def table_leave(request: HttpRequest, code: str, index: int) -> HttpResponse:
 
 @login_required
 @require_POST
+def table_close(request: HttpRequest, code: str) -> HttpResponse:
+    table = _table(request, code)
+    try:
+        services.close_table(table.pk, request.user)  # type: ignore[arg-type]
+    except TableError as error:
+        messages.error(request, error.message)
+    return redirect(table)
+
+
+@login_required
+@require_POST
 def table_start(request: HttpRequest, code: str) -> HttpResponse:
     table = _table(request, code)
     try:

@@ -41,6 +41,7 @@ class FakePhone:
     seats: tuple[int, ...] = ()
     language: str = "en"
     can_start: bool = False
+    can_close: bool = False
     last_version: int = -1
     holder: Holder = field(default_factory=Holder)
     may_watch: bool = True
