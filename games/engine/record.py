@@ -10,7 +10,7 @@ from .actions import ACTS, ANNOUNCE, CHALLENGE, EXCHANGE, FOLD, KNOCK, PLAY, STA
 from .cards import _BY_TOKEN
 from .errors import BadRecord, IllegalAction
 from .hand import CARDS_PER_PLAYER, Hand
-from .jsontext import UnreadableJson, read_json
+from .jsontext import UnreadableJson, read_json, shown
 from .rules import CLASSIC, MAX_SEATS, HouseRules, RulesError
 
 FORMAT: Final = "toepen-hand/1"
@@ -73,8 +73,8 @@ def parse_action(data: object, n: int, index: int | None = None) -> Action:
     if not isinstance(data, Mapping):
         raise BadRecord(f"{where}: must be an object")
     act = data.get("act")
-    if act not in ACTS:
-        raise BadRecord(f"{where}: unknown act {act!r}")
+    if not isinstance(act, str) or act not in ACTS:
+        raise BadRecord(f"{where}: unknown act {shown(act)}")
     fields = ACT_FIELDS[act]
     for key in data:
         if key not in fields and key not in ("seat", "act", "auto"):

@@ -217,6 +217,8 @@ def test_an_immune_seat_that_does_not_exist_is_bad(immune):
         {"seat": 1, "act": "pass"},
         {"seat": 1, "act": "PLAY", "card": "10S"},
         {"seat": 1},
+        {"seat": 1, "act": []},
+        {"seat": 1, "act": {"play": "10S"}},
     ],
 )
 def test_an_action_with_an_unknown_act_is_bad(action):
