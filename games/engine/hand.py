@@ -109,6 +109,7 @@ class Hand:
     __slots__ = (
         "rules",
         "slate",
+        "in_order",
         "n",
         "players",
         "start_lives",
@@ -163,6 +164,8 @@ class Hand:
         n = len(hands)
         self.rules = rules
         self.slate = slate
+        # Whether answers are due one by one: under `sequential`, never on a slate (3.9).
+        self.in_order = not slate and rules.response_order == "sequential"
         self.n = n
         self.players = list(players) if players is not None else [f"Seat {s}" for s in range(n)]
         self.start_lives = tuple(lives)
@@ -275,6 +278,7 @@ class Hand:
         other = Hand.__new__(Hand)
         other.rules = self.rules
         other.slate = self.slate
+        other.in_order = self.in_order
         other.n = self.n
         other.players = self.players
         other.start_lives = self.start_lives
@@ -375,10 +379,6 @@ class Hand:
         if self.slate:
             return DECK_SIZE - CARDS_PER_PLAYER * (self.n + sum(self.exchanges))
         return len(self.stock)
-
-    def _in_order(self) -> bool:
-        """Whether answers are due one by one: under `sequential`, never on a slate (3.9)."""
-        return not self.slate and self.rules.response_order == "sequential"
 
     def next_dealer(self) -> int | None:
         """Who deals next (3.7): the winner, else the winner of the last trick, skipping the out."""
@@ -511,7 +511,7 @@ class Hand:
             return []
         awaiting = self.awaiting
         if awaiting:
-            if seat in awaiting and (awaiting[0] == seat or not self._in_order()):
+            if seat in awaiting and (awaiting[0] == seat or not self.in_order):
                 return [STAY[seat], FOLD[seat]]
             return []
         legal: list[Action] = []
@@ -535,7 +535,7 @@ class Hand:
         if self.complete:
             return []
         if self.awaiting:
-            if self._in_order():
+            if self.in_order:
                 return self.awaiting[:1]
             return self.awaiting.copy()
         if self.laundry and self.poverty:
@@ -625,7 +625,7 @@ class Hand:
         awaiting = self.awaiting
         if seat not in awaiting:
             raise _refuse("not_awaited", "no answer is due from you")
-        if awaiting[0] != seat and self._in_order():
+        if awaiting[0] != seat and self.in_order:
             raise _refuse("not_your_turn", f"seat {awaiting[0]} answers before you")
 
     def _fold(self, seat: int) -> None:
