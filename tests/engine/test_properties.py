@@ -73,7 +73,7 @@ def dealt_hands(draw: st.DrawFn) -> tuple[Hand, int]:
 
 
 def every_action(seat: int, n: int) -> list[Action]:
-    """Every action a seat could name, legal or not."""
+    """Every action a seat could name, legal or not (a slate hand's own acts included)."""
     return [
         EXCHANGE[seat],
         KNOCK[seat],
@@ -81,7 +81,9 @@ def every_action(seat: int, n: int) -> list[Action]:
         FOLD[seat],
         ANNOUNCE[seat]["whistle"],
         ANNOUNCE[seat]["stand"],
+        LAST_TRICK[seat],
         *(CHALLENGE[seat][target] for target in range(n)),
+        *(outcome for target in range(n) for outcome in SLATE_CHALLENGE[seat][target]),
         *PLAY[seat],
     ]
 
@@ -256,14 +258,9 @@ def slate_hands(draw: st.DrawFn) -> tuple[Hand, int]:
 
 
 def every_slate_action(seat: int, n: int) -> list[Action]:
-    """Every action a seat could name at a slate hand, legal or not, of its form or not."""
-    return [
-        *every_action(seat, n)[:6],
-        PLAY[seat][0],
-        LAST_TRICK[seat],
-        *(CHALLENGE[seat][target] for target in range(n)),
-        *(outcome for target in range(n) for outcome in SLATE_CHALLENGE[seat][target]),
-    ]
+    """Every action a seat could name at a slate hand, legal or not, of its form or not (one
+    card stands for all: a slate hand has none)."""
+    return every_action(seat, n)[: -len(PLAY[seat]) + 1]
 
 
 def random_slate_playout(hand: Hand, rng: random.Random, check_step) -> None:
