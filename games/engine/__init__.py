@@ -1,6 +1,7 @@
 """The Toepen rules engine: pure Python, no Django.
 
 hand = Hand.deal(rules, lives, dealer, seed)
+hand = Hand.slate_hand(rules, lives, dealer)  # real cards: the app keeps the slate
 legal_actions(hand, seat)      # what a seat may do now, in turn or not
 apply(hand, action)            # validate and apply in place, or raise IllegalAction
 observe(hand, seat)            # what a seat (None: a spectator) may see
@@ -9,7 +10,7 @@ replay(record)                 # a toepen-hand/1 record -> its toepen-result/1
 
 from __future__ import annotations
 
-from .actions import Action, announce, challenge, exchange, fold, knock, play, stay
+from .actions import Action, announce, challenge, exchange, fold, knock, last_trick, play, stay
 from .cards import TOKENS, CardError, card_from_token, token
 from .errors import ERROR_CODES, BadRecord, EngineError, IllegalAction
 from .hand import Hand, Trick
@@ -62,6 +63,7 @@ __all__ = [
     "exchange",
     "fold",
     "knock",
+    "last_trick",
     "legal_actions",
     "observe",
     "parse_action",

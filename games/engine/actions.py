@@ -6,16 +6,15 @@ from typing import Any, Final, Literal, NamedTuple
 
 from .cards import TOKENS, card_from_token
 
-Act = Literal["exchange", "challenge", "knock", "stay", "fold", "play", "announce"]
-ACTS: Final[frozenset[str]] = frozenset(
-    ("exchange", "challenge", "knock", "stay", "fold", "play", "announce")
-)
+# `play` and `announce` belong to hands played with cards, `last_trick` to slate hands (3.9).
+Act = Literal["exchange", "challenge", "knock", "stay", "fold", "play", "announce", "last_trick"]
 KINDS: Final = ("whistle", "stand")
 MAX_SEATS: Final = 8
 
 
 class Action(NamedTuple):
-    """One action of one seat. `card` is a card int; `auto`: the table did it for the player."""
+    """One action of one seat. `card` is a card int; `auto`: the table did it for the player;
+    `clean`: a slate hand's challenge says what the laid-aside cards showed."""
 
     seat: int
     act: Act
@@ -23,6 +22,7 @@ class Action(NamedTuple):
     target: int | None = None
     kind: str | None = None
     auto: bool = False
+    clean: bool | None = None
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"seat": self.seat, "act": self.act}
@@ -30,6 +30,8 @@ class Action(NamedTuple):
             data["card"] = TOKENS[self.card]
         if self.target is not None:
             data["target"] = self.target
+        if self.clean is not None:
+            data["clean"] = self.clean
         if self.kind is not None:
             data["kind"] = self.kind
         if self.auto:
@@ -62,6 +64,18 @@ def _table() -> tuple[
 
 
 EXCHANGE, KNOCK, STAY, FOLD, PLAY, CHALLENGE, ANNOUNCE = _table()
+LAST_TRICK: Final = [Action(s, "last_trick") for s in range(MAX_SEATS)]
+# A slate challenge by seat, target and outcome: SLATE_CHALLENGE[seat][target][clean].
+SLATE_CHALLENGE: Final = [
+    [
+        (
+            Action(s, "challenge", target=t, clean=False),
+            Action(s, "challenge", target=t, clean=True),
+        )
+        for t in range(MAX_SEATS)
+    ]
+    for s in range(MAX_SEATS)
+]
 
 
 def exchange(seat: int) -> Action:
@@ -84,8 +98,14 @@ def play(seat: int, card: int | str) -> Action:
     return PLAY[seat][card_from_token(card) if isinstance(card, str) else card]
 
 
-def challenge(seat: int, target: int) -> Action:
-    return CHALLENGE[seat][target]
+def challenge(seat: int, target: int, clean: bool | None = None) -> Action:
+    """A challenge of `target`'s latest exchange; in a slate hand with its outcome `clean`."""
+    return CHALLENGE[seat][target] if clean is None else SLATE_CHALLENGE[seat][target][clean]
+
+
+def last_trick(seat: int) -> Action:
+    """In a slate hand: `seat` took the fourth trick."""
+    return LAST_TRICK[seat]
 
 
 def announce(seat: int, kind: str) -> Action:

@@ -18,6 +18,7 @@ ErrorCode = Literal[
     "cannot_exchange",
     "cannot_challenge",
     "cannot_announce",
+    "cannot_end",
 ]
 
 ERROR_CODES: Final[frozenset[str]] = frozenset(ErrorCode.__args__)  # type: ignore[attr-defined]

@@ -3,6 +3,11 @@
 `Hand` is mutable on purpose: computer players search thousands of hands per decision, so
 `apply` changes the hand in place (after validating, so a refused action changes nothing) and
 `copy()` branches it. Seats are the hand's own, 0..n-1, every one of them dealt in.
+
+A slate hand (rules.md 3.9) is the same `Hand` without cards: the players hold real ones and
+the hand keeps the slate. It shares every rule that does not need a card (the laundry's count,
+challenges, poverty, knocks, answers, folds, lives, immunity, the next dealer); what the cards
+would decide, the players say: a challenge's outcome, and who took the last trick.
 """
 
 from __future__ import annotations
@@ -11,13 +16,25 @@ import random
 from collections.abc import Sequence
 from typing import Any, Final
 
-from .actions import ANNOUNCE, CHALLENGE, EXCHANGE, FOLD, KNOCK, PLAY, STAY, Action
+from .actions import (
+    ANNOUNCE,
+    CHALLENGE,
+    EXCHANGE,
+    FOLD,
+    KNOCK,
+    LAST_TRICK,
+    PLAY,
+    SLATE_CHALLENGE,
+    STAY,
+    Action,
+)
 from .cards import JACK, SEVEN, TEN, TOKENS
 from .errors import IllegalAction
 from .rules import CLASSIC, HouseRules
 
 TRICKS_PER_HAND: Final = 4
 CARDS_PER_PLAYER: Final = 4
+DECK_SIZE: Final = 32
 LAUNDRY_ACTS: Final = frozenset(("exchange", "challenge"))
 _SUIT_INDEX: Final = {"C": 0, "D": 1, "H": 2, "S": 3}
 
@@ -79,11 +96,20 @@ KNOCK_REASONS = {
 }
 
 
+_CLEAN_WORDS: Final = {True: "clean", False: "not clean"}
+
+
+def _seat_count(lives: Sequence[int] | None, players: Sequence[str] | None, n: int | None) -> int:
+    return n or (len(lives) if lives is not None else len(players or ()) or 4)
+
+
 class Hand:
     """The state of one hand, from the deal to its end."""
 
     __slots__ = (
         "rules",
+        "slate",
+        "in_order",
         "n",
         "players",
         "start_lives",
@@ -132,9 +158,14 @@ class Hand:
         stock: Sequence[int],
         immune: Sequence[int] = (),
         players: Sequence[str] | None = None,
+        *,
+        slate: bool = False,
     ) -> None:
         n = len(hands)
         self.rules = rules
+        self.slate = slate
+        # Whether answers are due one by one: under `sequential`, never on a slate (3.9).
+        self.in_order = not slate and rules.response_order == "sequential"
         self.n = n
         self.players = list(players) if players is not None else [f"Seat {s}" for s in range(n)]
         self.start_lives = tuple(lives)
@@ -173,7 +204,8 @@ class Hand:
         self.next_leader = (dealer + 1) % n
         if self.poverty and rules.poverty == "stake_two_poor_leads":
             self.next_leader = self._first_poor()
-        self.turn: int | None = self.next_leader
+        # A slate hand has no turn: its cards are played at the table, in no order it keeps.
+        self.turn: int | None = None if slate else self.next_leader
         self.announcements: dict[int, str] = {}
         self.may_announce: list[tuple[str, ...]] = [()] * n
         self.complete = False
@@ -202,8 +234,8 @@ class Hand:
             import secrets
 
             seed = secrets.randbits(64)
-        count = n or (len(lives) if lives is not None else len(players or ()) or 4)
-        deck = list(range(32))
+        count = _seat_count(lives, players, n)
+        deck = list(range(DECK_SIZE))
         random.Random(seed).shuffle(deck)
         hands = [deck[CARDS_PER_PLAYER * s : CARDS_PER_PLAYER * (s + 1)] for s in range(count)]
         stock = deck[CARDS_PER_PLAYER * count :]
@@ -217,10 +249,36 @@ class Hand:
             players,
         )
 
+    @classmethod
+    def slate_hand(
+        cls,
+        rules: HouseRules = CLASSIC,
+        lives: Sequence[int] | None = None,
+        dealer: int = 0,
+        *,
+        players: Sequence[str] | None = None,
+        n: int | None = None,
+        immune: Sequence[int] = (),
+    ) -> Hand:
+        """A hand dealt with real cards, of which the app keeps only the slate (rules.md 3.9)."""
+        count = _seat_count(lives, players, n)
+        return cls(
+            rules,
+            lives if lives is not None else [rules.starting_lives] * count,
+            dealer,
+            [()] * count,
+            (),
+            immune,
+            players,
+            slate=True,
+        )
+
     def copy(self) -> Hand:
         """An independent copy to branch from (for search)."""
         other = Hand.__new__(Hand)
         other.rules = self.rules
+        other.slate = self.slate
+        other.in_order = self.in_order
         other.n = self.n
         other.players = self.players
         other.start_lives = self.start_lives
@@ -291,7 +349,10 @@ class Hand:
         return order
 
     def _next_turn(self) -> int | None:
-        """Who plays the next card; None when every player still in has played to the trick."""
+        """Who plays the next card; None when every player still in has played to the trick
+        (and always in a slate hand, which keeps no cards)."""
+        if self.slate:
+            return None
         current = self.current
         if current is None:
             leader = self.next_leader
@@ -313,6 +374,10 @@ class Hand:
 
     @property
     def stock_count(self) -> int:
+        """The cards in the stock. A slate hand counts them: the real stock holds what the deal
+        left, less four for every exchange (rules.md 3.2, 3.9)."""
+        if self.slate:
+            return DECK_SIZE - CARDS_PER_PLAYER * (self.n + sum(self.exchanges))
         return len(self.stock)
 
     def next_dealer(self) -> int | None:
@@ -376,11 +441,11 @@ class Hand:
             return "the laundry is over"
         if self.exchanges[seat] >= self.rules.exchange_limit:
             return f"you may exchange at most {self.rules.exchange_limit} times a hand"
-        if len(self.stock) < CARDS_PER_PLAYER:
+        if self.stock_count < CARDS_PER_PLAYER:
             return "the stock holds fewer than 4 cards"
         return None
 
-    def _challenge_problem(self, seat: int, target: int) -> str | None:
+    def _challenge_problem(self, seat: int, target: int, clean: bool | None = None) -> str | None:
         if not self.rules.exchange or not self.laundry:
             return "challenges are over"
         if target == seat:
@@ -395,6 +460,11 @@ class Hand:
                 return f"seat {target}'s exchange was already challenged"
         elif seat in challengers:
             return f"you already challenged seat {target}'s exchange"
+        if challengers and clean is not None:
+            # A slate challenge after the first of the same exchange saw the same cards.
+            shown = next(r.clean for r in reversed(self.reveals) if r.target == target)
+            if clean != shown:
+                return f"seat {target}'s laid-aside cards were shown {_CLEAN_WORDS[shown]}"
         return None
 
     def _playable(self, seat: int) -> list[int]:
@@ -418,8 +488,13 @@ class Hand:
         if self._exchange_problem(seat) is None:
             legal.append(EXCHANGE[seat])
         for target in range(self.n):
-            if self._challenge_problem(seat, target) is None:
-                legal.append(CHALLENGE[seat][target])
+            if not self.slate:
+                if self._challenge_problem(seat, target) is None:
+                    legal.append(CHALLENGE[seat][target])
+                continue
+            for outcome in SLATE_CHALLENGE[seat][target]:
+                if self._challenge_problem(seat, target, outcome.clean) is None:
+                    legal.append(outcome)
         # Any other action ends the laundry first: judge it as the hand would be then.
         self._close_laundry()
         try:
@@ -430,12 +505,13 @@ class Hand:
 
     def _legal_after_laundry(self, seat: int) -> list[Action]:
         if self.folded[seat]:
+            if self.slate and not self.awaiting and self.rules.folded_card_wins:
+                # Her card, played before she folded, may have taken the last trick (3.7).
+                return [LAST_TRICK[seat]]
             return []
         awaiting = self.awaiting
         if awaiting:
-            if seat in awaiting and (
-                awaiting[0] == seat or self.rules.response_order == "simultaneous"
-            ):
+            if seat in awaiting and (awaiting[0] == seat or not self.in_order):
                 return [STAY[seat], FOLD[seat]]
             return []
         legal: list[Action] = []
@@ -450,6 +526,8 @@ class Hand:
             for kind in self.may_announce[seat]:
                 if self._announce_problem(seat, kind) is None:
                     legal.append(ANNOUNCE[seat][kind])
+        if self.slate:
+            legal.append(LAST_TRICK[seat])
         return legal
 
     def due(self) -> list[int]:
@@ -457,12 +535,14 @@ class Hand:
         if self.complete:
             return []
         if self.awaiting:
-            if self.rules.response_order == "sequential":
+            if self.in_order:
                 return self.awaiting[:1]
             return self.awaiting.copy()
         if self.laundry and self.poverty:
             # The poverty answers fall due the moment the laundry ends.
-            return self._answer_order(self._first_poor(), skip_poor=True)[:1]
+            order = self._answer_order(self._first_poor(), skip_poor=True)
+            return order if self.slate else order[:1]
+        # A slate hand waits for nobody in particular: its end is said by the players.
         return [] if self.turn is None else [self.turn]
 
     # -- applying -------------------------------------------------------------------------------
@@ -488,6 +568,8 @@ class Hand:
         return self
 
     def _dispatch(self, act: str, seat: int, action: Action) -> None:
+        if self.slate and act in ("play", "announce"):
+            raise _refuse("bad_record", f"a slate hand has no {act}: its cards are real")
         if act == "play":
             self._play(seat, action.card)
         elif act == "stay":
@@ -499,9 +581,11 @@ class Hand:
         elif act == "exchange":
             self._exchange(seat)
         elif act == "challenge":
-            self._challenge(seat, action.target)
+            self._challenge(seat, action.target, action.clean)
         elif act == "announce":
             self._announce(seat, action.kind)
+        elif act == "last_trick" and self.slate:
+            self._last_trick(seat)
         else:
             raise _refuse("bad_record", f"unknown action {act!r}")
 
@@ -541,7 +625,7 @@ class Hand:
         awaiting = self.awaiting
         if seat not in awaiting:
             raise _refuse("not_awaited", "no answer is due from you")
-        if awaiting[0] != seat and self.rules.response_order == "sequential":
+        if awaiting[0] != seat and self.in_order:
             raise _refuse("not_your_turn", f"seat {awaiting[0]} answers before you")
 
     def _fold(self, seat: int) -> None:
@@ -606,17 +690,24 @@ class Hand:
         self.exchanges[seat] += 1
         self.challengers[seat] = []
 
-    def _challenge(self, seat: int, target: int | None) -> None:
+    def _challenge(self, seat: int, target: int | None, said: bool | None = None) -> None:
+        if (said is None) == self.slate:
+            # The outcome is the cards' to show, or on a slate the players' to say.
+            if self.slate:
+                raise _refuse("bad_record", "a slate challenge says whether the cards were clean")
+            raise _refuse("bad_record", "the cards show whether they were clean")
         if target is None:
             raise _refuse("cannot_challenge", "a challenge names its target")
-        problem = self._challenge_problem(seat, target)
+        problem = self._challenge_problem(seat, target, said)
         if problem is not None:
             raise _refuse("cannot_challenge", problem)
         self.challengers[target].append(seat)
         cards = tuple(self.laid[target][-CARDS_PER_PLAYER:])
         sevens = sum(1 for card in cards if card & 7 == SEVEN)
         numbers = sum(1 for card in cards if card & 7 >= SEVEN)
-        if self.rules.clean_hand == "four_face":
+        if said is not None:
+            clean = said
+        elif self.rules.clean_hand == "four_face":
             clean = numbers == 0
         else:
             clean = numbers == sevens and sevens <= 1
@@ -640,6 +731,15 @@ class Hand:
             raise _refuse("cannot_announce", problem)
         assert kind is not None
         self.announcements[seat] = kind
+
+    def _last_trick(self, seat: int) -> None:
+        if self.awaiting:
+            raise _refuse("answers_awaited", "answers to the knock are due first")
+        if self.folded[seat] and not self.rules.folded_card_wins:
+            raise _refuse("cannot_end", "a player who has folded cannot take the last trick")
+        self.last_trick_winner = seat
+        # Her card may have won it after she folded: then nobody wins (3.7).
+        self._finish(None if self.folded[seat] else seat)
 
     # -- transitions ----------------------------------------------------------------------------
 
@@ -675,6 +775,8 @@ class Hand:
 
     def _advance(self) -> None:
         """After a card or a fold: settle the trick once everyone still in has played to it."""
+        if self.slate:
+            return
         turn = self.turn = self._next_turn()
         if turn is None and not self.awaiting:
             self._decide_trick()
@@ -715,7 +817,7 @@ class Hand:
         self.awaiting = []
         self.answer_to = None
         self.turn = None
-        if len(self.tricks) == TRICKS_PER_HAND and self.last_trick_winner is not None:
+        if self.last_trick_winner is not None:
             for seat in range(self.n):
                 if seat != winner and not self.folded[seat]:
                     self._lose(seat, self.stake)
@@ -757,9 +859,12 @@ class Hand:
             "players": list(self.players),
             "lives": list(self.start_lives),
             "dealer": self.dealer,
-            "hands": [[TOKENS[card] for card in hand] for hand in self.dealt],
-            "stock": [TOKENS[card] for card in self.initial_stock],
         }
+        if self.slate:
+            record["slate"] = True
+        else:
+            record["hands"] = [[TOKENS[card] for card in hand] for hand in self.dealt]
+            record["stock"] = [TOKENS[card] for card in self.initial_stock]
         immune = [seat for seat in range(self.n) if self.immune[seat]]
         if immune:
             record["immune"] = immune

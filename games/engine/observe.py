@@ -4,7 +4,9 @@ This is the only door from the state to a player's screen or a computer player: 
 server renders and every bot decision starts here, so no hidden card can leak past it.
 Visible to all: the table (cards played, lives, stake, knocks, answers, folds, announcements),
 cards shown by a challenge, and the hands of players penalised with `open_hand`. Visible to a
-seat besides: its own hand and the cards it laid aside itself.
+seat besides: its own hand and the cards it laid aside itself. A slate hand (`slate`) holds no
+cards at all: its hands, tricks and reveals are empty, and `open_hands` names the seats that
+play their real cards face up.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ class Observation:
     winner: int | None
     last_trick_winner: int | None
     next_dealer: int | None
+    slate: bool = False
 
     def visible_cards(self) -> set[int]:
         """Every card this observation shows, wherever it stands."""
@@ -110,6 +113,7 @@ class Observation:
             "winner": self.winner,
             "last_trick_winner": self.last_trick_winner,
             "next_dealer": self.next_dealer,
+            "slate": self.slate,
         }
 
 
@@ -130,7 +134,7 @@ def observe(hand: Hand, seat: int | None) -> Observation:
         laundry_open=hand.laundry,
         poverty=hand.poverty,
         poor=tuple(s for s in range(n) if hand.poverty and hand.poor[s]),
-        stock_count=len(hand.stock),
+        stock_count=hand.stock_count,
         hand_sizes=tuple(len(cards) for cards in hand.hands),
         hand=tuple(hand.hands[seat]) if own else None,  # type: ignore[index]
         laid_aside=tuple(hand.laid[seat]) if own else (),  # type: ignore[index]
@@ -152,4 +156,5 @@ def observe(hand: Hand, seat: int | None) -> Observation:
         winner=hand.winner,
         last_trick_winner=hand.last_trick_winner,
         next_dealer=hand.next_dealer(),
+        slate=hand.slate,
     )

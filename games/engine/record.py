@@ -6,17 +6,30 @@ import json
 from collections.abc import Iterator, Mapping
 from typing import Any, Final
 
-from .actions import ACTS, ANNOUNCE, CHALLENGE, EXCHANGE, FOLD, KNOCK, PLAY, STAY, Action
+from .actions import (
+    ANNOUNCE,
+    CHALLENGE,
+    EXCHANGE,
+    FOLD,
+    KNOCK,
+    LAST_TRICK,
+    PLAY,
+    SLATE_CHALLENGE,
+    STAY,
+    Action,
+)
 from .cards import _BY_TOKEN
 from .errors import BadRecord, IllegalAction
 from .hand import CARDS_PER_PLAYER, Hand
-from .jsontext import UnreadableJson, read_json
+from .jsontext import UnreadableJson, read_json, shown
 from .rules import CLASSIC, MAX_SEATS, HouseRules, RulesError
 
 FORMAT: Final = "toepen-hand/1"
 RESULT_FORMAT: Final = "toepen-result/1"
 REQUIRED: Final = frozenset(("format", "players", "lives", "dealer", "hands", "stock", "actions"))
-OPTIONAL: Final = frozenset(("rules", "immune"))
+# A slate record (hand-record.md, "Slate records") has no cards: no hands and no stock.
+SLATE_REQUIRED: Final = REQUIRED - {"hands", "stock"}
+OPTIONAL: Final = frozenset(("rules", "immune", "slate"))
 # Each act's fields besides `seat`, `act` and the optional `auto`.
 ACT_FIELDS: Final[dict[str, frozenset[str]]] = {
     "exchange": frozenset(),
@@ -27,7 +40,22 @@ ACT_FIELDS: Final[dict[str, frozenset[str]]] = {
     "play": frozenset(("card",)),
     "announce": frozenset(("kind",)),
 }
-_SIMPLE: Final = {"exchange": EXCHANGE, "knock": KNOCK, "stay": STAY, "fold": FOLD}
+# A slate hand's acts: no card to play or announce from; a challenge says what it found.
+SLATE_ACT_FIELDS: Final[dict[str, frozenset[str]]] = {
+    "exchange": frozenset(),
+    "challenge": frozenset(("target", "clean")),
+    "knock": frozenset(),
+    "stay": frozenset(),
+    "fold": frozenset(),
+    "last_trick": frozenset(),
+}
+_SIMPLE: Final = {
+    "exchange": EXCHANGE,
+    "knock": KNOCK,
+    "stay": STAY,
+    "fold": FOLD,
+    "last_trick": LAST_TRICK,
+}
 _rules_cache: dict[str, HouseRules] = {}
 
 
@@ -67,15 +95,19 @@ def _rules(data: object) -> HouseRules:
     return rules
 
 
-def parse_action(data: object, n: int, index: int | None = None) -> Action:
-    """One action object of a record, checked for form (not for legality)."""
+def parse_action(data: object, n: int, index: int | None = None, *, slate: bool = False) -> Action:
+    """One action object of a record (of a slate hand's, with `slate`), checked for form (not
+    for legality)."""
     where = "action" if index is None else f"actions[{index}]"
     if not isinstance(data, Mapping):
         raise BadRecord(f"{where}: must be an object")
     act = data.get("act")
-    if act not in ACTS:
-        raise BadRecord(f"{where}: unknown act {act!r}")
-    fields = ACT_FIELDS[act]
+    acts = SLATE_ACT_FIELDS if slate else ACT_FIELDS
+    if not isinstance(act, str) or act not in acts:
+        if slate and act in ("play", "announce"):
+            raise BadRecord(f"{where}: a slate hand has no {act}: its cards are real")
+        raise BadRecord(f"{where}: unknown act {shown(act)}")
+    fields = acts[act]
     for key in data:
         if key not in fields and key not in ("seat", "act", "auto"):
             raise BadRecord(f"{where}: unexpected field {key!r} for {act}")
@@ -93,7 +125,13 @@ def parse_action(data: object, n: int, index: int | None = None) -> Action:
     elif act == "play":
         action = PLAY[seat][_card(data["card"], f"{where}.card")]
     elif act == "challenge":
-        action = CHALLENGE[seat][_seat(data["target"], n, f"{where}.target")]
+        target = _seat(data["target"], n, f"{where}.target")
+        if not slate:
+            action = CHALLENGE[seat][target]
+        elif type(data["clean"]) is bool:
+            action = SLATE_CHALLENGE[seat][target][data["clean"]]
+        else:
+            raise BadRecord(f"{where}.clean: must be true or false")
     else:
         kind = data["kind"]
         if kind not in ("whistle", "stand"):
@@ -103,14 +141,21 @@ def parse_action(data: object, n: int, index: int | None = None) -> Action:
 
 
 def parse_record(data: object) -> tuple[Hand, list[Action]]:
-    """A dealt hand and its actions, or BadRecord saying what is wrong with the record."""
+    """A dealt (or slate) hand and its actions, or BadRecord saying what is wrong with the
+    record."""
     if not isinstance(data, Mapping):
         raise BadRecord("a record must be a JSON object")
-    for key in REQUIRED:
+    slate = data.get("slate", False)
+    if type(slate) is not bool:
+        raise BadRecord("slate: must be true or false")
+    required = SLATE_REQUIRED if slate else REQUIRED
+    for key in required:
         if key not in data:
             raise BadRecord(f"missing field {key!r}")
     for key in data:
-        if key not in REQUIRED and key not in OPTIONAL:
+        if key not in required and key not in OPTIONAL:
+            if slate and key in REQUIRED:
+                raise BadRecord(f"{key}: a slate record holds no cards")
             raise BadRecord(f"unknown field {key!r}")
     if data["format"] != FORMAT:
         raise BadRecord(f"format: must be {FORMAT!r}, not {data['format']!r}")
@@ -136,6 +181,15 @@ def parse_record(data: object) -> tuple[Hand, list[Action]]:
 
     dealer = _seat(data["dealer"], n, "dealer")
 
+    immune_data = data.get("immune", [])
+    if not isinstance(immune_data, list):
+        raise BadRecord("immune: must be a list of seats")
+    immune = [_seat(seat, n, "immune") for seat in immune_data]
+
+    if slate:
+        actions = _parse_actions(data["actions"], n, slate=True)
+        return Hand.slate_hand(rules, lives, dealer, players=players, immune=immune), actions
+
     hands_data = data["hands"]
     if not isinstance(hands_data, list) or len(hands_data) != n:
         raise BadRecord(f"hands: must hold {n} hands, one per seat")
@@ -157,17 +211,15 @@ def parse_record(data: object) -> tuple[Hand, list[Action]]:
     if seen != (1 << 32) - 1 or len(stock) + CARDS_PER_PLAYER * n != 32:
         raise BadRecord("hands and stock must hold each of the 32 cards exactly once")
 
-    immune_data = data.get("immune", [])
-    if not isinstance(immune_data, list):
-        raise BadRecord("immune: must be a list of seats")
-    immune = [_seat(seat, n, "immune") for seat in immune_data]
-
-    actions_data = data["actions"]
-    if not isinstance(actions_data, list):
-        raise BadRecord("actions: must be a list")
-    actions = [parse_action(item, n, index) for index, item in enumerate(actions_data)]
+    actions = _parse_actions(data["actions"], n, slate=False)
     hand = Hand(rules, lives, dealer, hands, stock, immune, players)
     return hand, actions
+
+
+def _parse_actions(data: object, n: int, *, slate: bool) -> list[Action]:
+    if not isinstance(data, list):
+        raise BadRecord("actions: must be a list")
+    return [parse_action(item, n, index, slate=slate) for index, item in enumerate(data)]
 
 
 def bad_record_result(message: str) -> dict[str, Any]:

@@ -1,7 +1,8 @@
 """A rubber: hands one after another, lives carried over, until it ends (rules.md 2, 3.1, 3.7).
 
 Rubber seats are the table's seats, 0..n-1. A hand seats only the players still in (those with
-lives left), so each hand has its own seat numbers; `hand_seats` maps them back.
+lives left), so each hand has its own seat numbers; `hand_seats` maps them back. A slate rubber
+(`slate`, rules.md 3.9) deals slate hands, under the same lives, deal and end as any other.
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ class Rubber:
     over: bool = False
     winner: int | None = None
     losers: tuple[int, ...] = ()
+    slate: bool = False
 
     def __post_init__(self) -> None:
         n = len(self.players)
@@ -76,14 +78,18 @@ class Rubber:
         seats = tuple(self.alive())
         index = {seat: i for i, seat in enumerate(seats)}
         self.hand_seats = seats
-        self.hand = Hand.deal(
-            self.rules,
-            [self.lives[seat] for seat in seats],
-            index[self.dealer],
-            seed,
-            players=[self.players[seat] for seat in seats],
-            immune=[index[seat] for seat in immune if seat in index],
-        )
+        lives = [self.lives[seat] for seat in seats]
+        players = [self.players[seat] for seat in seats]
+        in_hand = [index[seat] for seat in immune if seat in index]
+        if self.slate:
+            # Real cards: nothing to shuffle, `seed` goes unused.
+            self.hand = Hand.slate_hand(
+                self.rules, lives, index[self.dealer], players=players, immune=in_hand
+            )
+        else:
+            self.hand = Hand.deal(
+                self.rules, lives, index[self.dealer], seed, players=players, immune=in_hand
+            )
         return self.hand
 
     def to_hand_seat(self, seat: int) -> int | None:
@@ -151,6 +157,7 @@ class Rubber:
             list(self.players),
             dealer=first_dealer_after(last.result, last.seats),
             number=self.number + 1,
+            slate=self.slate,
         )
 
 

@@ -72,7 +72,8 @@ def verify(hand: Hand, action: Action, in_laundry: bool) -> None:
 def auto_action(observation: Observation) -> Action:
     """What the table plays for a player who is away or out of time (rules.md 3.8): no
     exchange, challenge, knock or announcement; on a knock she must answer, she folds; in her
-    turn her lowest legal card (the lowest rank; between equal ranks the suit first in C D H S)."""
+    turn her lowest legal card (the lowest rank; between equal ranks the suit first in C D H S).
+    Nothing else: never a fold of her own accord, nor a slate hand's last trick (ValueError)."""
     legal = observation.legal
     if not legal:
         raise ValueError("nothing is legal for this seat")
@@ -84,7 +85,7 @@ def auto_action(observation: Observation) -> Action:
     if plays:
         # A card is suit * 8 + rank, suits C D H S: rank first, then the suit.
         return min(plays, key=lambda action: ((action.card or 0) & 7, (action.card or 0) >> 3))
-    return next(a for a in legal if a.act not in ("knock", "announce", *LAUNDRY_ACTS))
+    raise ValueError("the table has nothing to play for this seat now")
 
 
 # Why a player is away (rules.md 3.8): on a break, or buying a round.
@@ -193,6 +194,10 @@ def plan(table: Moment, pace: Pace, now: datetime) -> list[Step]:
         hand = hand.after_laundry()
     steps = []
     due = [table.hand_seats[hand_seat] for hand_seat in hand.due()]
+    if hand.slate:
+        # Real cards (rules.md 3.9): no turn, no computer player, and every answer is awaited
+        # until given; the table only folds for a player who is away when her answer is due.
+        return [Step(bot_at, "auto", s) for s in due if table.is_away(s)]
     if not hand.awaiting:
         # A computer player not due may still knock, announce or fold: offered once a version,
         # before the seat the hand waits for is asked. Offered whatever it may do: what it may

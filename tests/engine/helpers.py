@@ -2,6 +2,8 @@
 
 An action is written ``"<seat> <act> [<card|target|kind>]"``: ``"1 play 10S"``, ``"2 knock"``,
 ``"0 challenge 3"``, ``"1 announce whistle"``; a trailing ``auto`` marks it as made by the table.
+A slate hand's challenge says what it found, ``"0 challenge 3 clean"`` or ``"0 challenge 3
+dirty"``, and its end is ``"2 last_trick"``.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from games.engine import (
     exchange,
     fold,
     knock,
+    last_trick,
     play,
     stay,
 )
@@ -80,6 +83,25 @@ def build(
     )
 
 
+def slate(
+    n: int = 4,
+    *,
+    rules: HouseRules | None = None,
+    lives: Sequence[int] | None = None,
+    dealer: int = 0,
+    immune: Sequence[int] = (),
+) -> Hand:
+    """A slate hand (rules.md 3.9) of `n` seats, P0 to P(n-1)."""
+    rules = rules or HouseRules()
+    return Hand.slate_hand(
+        rules,
+        list(lives) if lives is not None else [rules.starting_lives] * n,
+        dealer,
+        players=[f"P{seat}" for seat in range(n)],
+        immune=immune,
+    )
+
+
 def action(text: str | Action) -> Action:
     if isinstance(text, Action):
         return text
@@ -93,11 +115,13 @@ def action(text: str | Action) -> Action:
     if act == "play":
         made = play(s, rest[0])
     elif act == "challenge":
-        made = challenge(s, int(rest[0]))
+        outcome = {"clean": True, "dirty": False}[rest[1]] if len(rest) > 1 else None
+        made = challenge(s, int(rest[0]), outcome)
     elif act == "announce":
         made = announce(s, rest[0])
     else:
-        made = {"exchange": exchange, "knock": knock, "stay": stay, "fold": fold}[act](s)
+        simple = {"exchange": exchange, "knock": knock, "stay": stay, "fold": fold}
+        made = {**simple, "last_trick": last_trick}[act](s)
     return made.as_auto() if auto else made
 
 
@@ -154,6 +178,32 @@ def make_record(
         "dealer": dealer,
         "hands": [list(hand) for hand in hands],
         "stock": stock_for(hands, top),
+        "actions": [a if isinstance(a, dict) else action_json(a) for a in actions],
+    }
+    if immune is not None:
+        record["immune"] = list(immune)
+    return record
+
+
+def make_slate_record(
+    actions: Iterable[str | dict[str, Any]] = (),
+    *,
+    n: int = 4,
+    rules: dict[str, Any] | None = None,
+    lives: Sequence[int] | None = None,
+    dealer: int = 0,
+    immune: Sequence[int] | None = None,
+) -> dict[str, Any]:
+    """A slate `toepen-hand/1` record (no hands, no stock); actions as sentences or JSON."""
+    profile = dict(rules or {})
+    starting = profile.get("starting_lives", 10)
+    record: dict[str, Any] = {
+        "format": "toepen-hand/1",
+        "rules": profile,
+        "players": [f"P{seat}" for seat in range(n)],
+        "lives": list(lives) if lives is not None else [starting] * n,
+        "dealer": dealer,
+        "slate": True,
         "actions": [a if isinstance(a, dict) else action_json(a) for a in actions],
     }
     if immune is not None:

@@ -1,7 +1,8 @@
 """Properties that hold in any legal play under any house rules (hypothesis).
 
 Each example draws a profile, a table (2..8 seats, lives, dealer, immune seats) and a seed, then
-plays a random legal hand in which any seat may act at any moment (knocks out of turn included).
+plays a random legal hand in which any seat may act at any moment (knocks out of turn included);
+a slate hand (rules.md 3.9) likewise, the players saying now and then who took the last trick.
 After every action the invariants are checked against the hand itself, not against what the
 engine says of it.
 """
@@ -14,8 +15,27 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from games.engine import TOKENS, Action, Hand, HouseRules, IllegalAction, observe, replay
-from games.engine.actions import ANNOUNCE, CHALLENGE, EXCHANGE, FOLD, KNOCK, PLAY, STAY
+from games.engine import (
+    TOKENS,
+    Action,
+    Hand,
+    HouseRules,
+    IllegalAction,
+    Rubber,
+    observe,
+    replay,
+)
+from games.engine.actions import (
+    ANNOUNCE,
+    CHALLENGE,
+    EXCHANGE,
+    FOLD,
+    KNOCK,
+    LAST_TRICK,
+    PLAY,
+    SLATE_CHALLENGE,
+    STAY,
+)
 from games.engine.rules import FIELDS
 from tests.visibility import visible_to
 
@@ -53,7 +73,7 @@ def dealt_hands(draw: st.DrawFn) -> tuple[Hand, int]:
 
 
 def every_action(seat: int, n: int) -> list[Action]:
-    """Every action a seat could name, legal or not."""
+    """Every action a seat could name, legal or not (a slate hand's own acts included)."""
     return [
         EXCHANGE[seat],
         KNOCK[seat],
@@ -61,7 +81,9 @@ def every_action(seat: int, n: int) -> list[Action]:
         FOLD[seat],
         ANNOUNCE[seat]["whistle"],
         ANNOUNCE[seat]["stand"],
+        LAST_TRICK[seat],
         *(CHALLENGE[seat][target] for target in range(n)),
+        *(outcome for target in range(n) for outcome in SLATE_CHALLENGE[seat][target]),
         *PLAY[seat],
     ]
 
@@ -218,3 +240,201 @@ def test_the_record_of_a_played_hand_replays_to_the_same_result(case: tuple[Hand
     random_playout(hand, rng, maybe_check)
     record = json.loads(json.dumps(hand.record()))
     assert replay(record) == hand.result()
+
+
+# -- slate hands (rules.md 3.9) -------------------------------------------------------------------
+
+
+@st.composite
+def slate_hands(draw: st.DrawFn) -> tuple[Hand, int]:
+    rules = draw(house_rules())
+    n = draw(st.integers(rules.min_players, 8))
+    lives = draw(st.lists(st.integers(1, rules.starting_lives), min_size=n, max_size=n))
+    dealer = draw(st.integers(0, n - 1))
+    immune = draw(st.lists(st.integers(0, n - 1), max_size=2, unique=True))
+    players = [f"P{seat}" for seat in range(n)]
+    hand = Hand.slate_hand(rules, lives, dealer, players=players, immune=immune)
+    return hand, draw(st.integers(0, 2**32))
+
+
+def every_slate_action(seat: int, n: int) -> list[Action]:
+    """Every action a seat could name at a slate hand, legal or not, of its form or not (one
+    card stands for all: a slate hand has none)."""
+    return every_action(seat, n)[: -len(PLAY[seat]) + 1]
+
+
+def random_slate_playout(hand: Hand, rng: random.Random, check_step) -> None:
+    """Random legal actions by any seat in any order; the players say who took the last trick
+    now and then, so knocks, answers and folds come first."""
+    steps = 0
+    while not hand.complete:
+        steps += 1
+        assert steps < 400, "a random slate hand did not end"
+        seat = rng.randrange(hand.n)
+        options = hand.legal_actions(seat)
+        if not options:
+            continue
+        others = [a for a in options if a.act != "last_trick"]
+        if others and steps < 60 and rng.random() < 0.9:
+            options = others
+        before = hand.copy()
+        hand.apply(rng.choice(options))
+        check_step(before, hand)
+
+
+def charged(hand: Hand) -> list[int]:
+    """What the rules charge each seat for the hand's actions, worked out afresh from them:
+    challenges (3.2), folds on a knock or the poverty stake and voluntary ones (3.3, 3.5), the
+    stake at the last trick (3.7); never more than the lives, nothing for the immune."""
+    rules = hand.rules
+    n = hand.n
+    lives = list(hand.start_lives)
+    lost = [0] * n
+    immune = set(hand.record().get("immune", []))
+    poor = [rules.poverty != "off" and life == 1 for life in lives]
+    poverty = any(poor) and not all(poor)
+    stake = 2 if poverty else 1
+    folded: set[int] = set()
+    awaiting: set[int] = set()
+    laundry = True
+
+    def lose(seat: int, amount: int) -> None:
+        if seat not in immune:
+            amount = min(amount, lives[seat])
+            lives[seat] -= amount
+            lost[seat] += amount
+
+    for action in hand.actions:
+        seat = action.seat
+        if laundry and action.act not in ("exchange", "challenge"):
+            laundry = False
+            if poverty:
+                awaiting = {s for s in range(n) if not poor[s]}
+        if action.act == "challenge":
+            assert action.target is not None
+            if action.clean:
+                lose(seat, 1)
+            elif rules.dirty_penalty != "open_hand":
+                lose(action.target, 1)
+        elif action.act == "knock":
+            stake += 1
+            awaiting = {s for s in range(n) if s != seat and s not in folded}
+        elif action.act == "stay":
+            awaiting.discard(seat)
+        elif action.act == "fold":
+            lose(seat, stake - 1 if seat in awaiting else stake)
+            awaiting.discard(seat)
+            folded.add(seat)
+        elif action.act == "last_trick":
+            winner = None if seat in folded else seat
+            for other in range(n):
+                if other != winner and other not in folded:
+                    lose(other, stake)
+    return lost
+
+
+@PROPERTY_SETTINGS
+@given(slate_hands())
+def test_a_slate_hand_charges_the_lives_the_rules_charge(case: tuple[Hand, int]) -> None:
+    hand, seed = case
+
+    def check(before: Hand, after: Hand) -> None:
+        assert after.lost == charged(after)
+        for seat in range(after.n):
+            assert 0 <= after.lives[seat] <= before.lives[seat]
+            assert after.lives[seat] + after.lost[seat] == after.start_lives[seat]
+
+    random_slate_playout(hand, random.Random(seed), check)
+
+
+@PROPERTY_SETTINGS
+@given(slate_hands())
+def test_a_slate_hand_ends_by_its_last_trick_or_by_folds(case: tuple[Hand, int]) -> None:
+    hand, seed = case
+    random_slate_playout(hand, random.Random(seed), lambda before, after: None)
+    result = hand.result()
+    assert result["complete"] and result["tricks"] == [] and result["to_play"] is None
+    assert result["next_dealer"] is not None
+    last = hand.actions[-1]
+    in_hand = [seat for seat in range(hand.n) if seat not in result["folded"]]
+    if last.act == "last_trick":
+        assert result["last_trick_winner"] == last.seat
+        if last.seat in result["folded"]:
+            assert result["winner"] is None and hand.rules.folded_card_wins
+        else:
+            assert result["winner"] == last.seat
+    else:
+        assert last.act == "fold" and in_hand == [result["winner"]]
+        assert result["last_trick_winner"] is None
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(slate_hands())
+def test_a_slate_hand_accepts_every_listed_action_and_refuses_every_other_unchanged(
+    case: tuple[Hand, int],
+) -> None:
+    hand, seed = case
+
+    def check_all(state: Hand) -> None:
+        for seat in range(state.n):
+            legal = set(state.legal_actions(seat))
+            for action in every_slate_action(seat, state.n):
+                trial = state.copy()
+                before = snapshot(trial)
+                try:
+                    trial.apply(action)
+                except IllegalAction as error:
+                    assert action not in legal, f"{action} listed as legal but refused: {error}"
+                    assert snapshot(trial) == before, f"refused {action} changed the hand"
+                    assert trial.legal_actions(seat) == state.legal_actions(seat)
+                else:
+                    assert action in legal, f"{action} accepted but not listed as legal"
+
+    check_all(hand)
+    random_slate_playout(hand, random.Random(seed), lambda before, after: check_all(after))
+
+
+@PROPERTY_SETTINGS
+@given(slate_hands())
+def test_the_record_of_a_slate_hand_replays_to_the_same_result(case: tuple[Hand, int]) -> None:
+    hand, seed = case
+    rng = random.Random(seed)
+    stop_after = rng.randrange(0, 20)
+
+    def maybe_check(_before: Hand, after: Hand) -> None:
+        if len(after.actions) == stop_after:
+            assert replay(json.loads(json.dumps(after.record()))) == after.result()
+
+    random_slate_playout(hand, rng, maybe_check)
+    record = json.loads(json.dumps(hand.record()))
+    assert record["slate"] is True and "hands" not in record and "stock" not in record
+    assert replay(record) == hand.result()
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(house_rules(), st.integers(2, 8), st.integers(0, 2**32))
+def test_a_slate_rubber_carries_lives_over_and_ends_as_any_rubber(
+    rules: HouseRules, n: int, seed: int
+) -> None:
+    n = max(n, rules.min_players)
+    rng = random.Random(seed)
+    rubber = Rubber(rules, [f"P{seat}" for seat in range(n)], dealer=rng.randrange(n), slate=True)
+    while not rubber.over:
+        alive = rubber.alive()
+        assert rubber.dealer in alive
+        before = list(rubber.lives)
+        hand = rubber.deal()
+        assert hand.slate and list(rubber.hand_seats) == alive
+        random_slate_playout(hand, rng, lambda _before, _after: None)
+        outcome = rubber.finish_hand()
+        assert sum(outcome.lives_lost.values()) > 0, "every slate hand costs someone a life"
+        for seat in range(n):
+            assert rubber.lives[seat] == before[seat] - outcome.lives_lost.get(seat, 0)
+        assert set(outcome.went_out) == {s for s in alive if rubber.lives[s] == 0}
+    if rules.end_condition == "first_out":
+        assert rubber.losers and all(rubber.lives[seat] == 0 for seat in rubber.losers)
+    elif rubber.winner is not None:
+        assert rubber.lives[rubber.winner] > 0
+        assert len(rubber.alive()) == 1 or len(rubber.alive()) < rules.min_players
+    else:
+        assert len(rubber.alive()) != 1

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from games.engine import Hand
+from games.engine import Hand, fold, knock, last_trick, stay
 from tests.conftest import require_service
 
 REPO = Path(__file__).resolve().parents[2]
@@ -74,6 +74,20 @@ def test_standard_input_is_read_with_a_dash() -> None:
     completed = run("-", stdin=json.dumps(finished_record()) + "\n")
     assert completed.returncode == 0
     assert len(results(completed)) == 1
+
+
+def test_slate_records_replay_with_their_own_refusal_code() -> None:
+    hand = Hand.slate_hand(lives=[10, 10, 10], dealer=0, players=["Ann", "Bram", "Cas"])
+    for action in (knock(0), fold(2), stay(1), last_trick(1)):
+        hand.apply(action)
+    finished = hand.record()
+    refused = {**finished, "rules": {"folded_card_wins": False}}
+    refused["actions"] = [*finished["actions"][:3], {"seat": 2, "act": "last_trick"}]
+    completed = run("-", stdin=f"{json.dumps(finished)}\n{json.dumps(refused)}\n")
+    assert completed.returncode == 1, completed.stderr
+    done, stopped = results(completed)
+    assert done == hand.result() and done["winner"] == 1 and done["lives_lost"] == [2, 0, 1]
+    assert stopped["error"]["code"] == "cannot_end" and stopped["error"]["action"] == 3
 
 
 def test_an_unreadable_file_exits_2_with_a_message_and_the_others_still_replay(

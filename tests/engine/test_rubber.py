@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from games.engine import EngineError, Rubber, RubberOver
+from games.engine import SIWWESCHROOM, EngineError, Rubber, RubberOver
 
-from .helpers import STANDARD, build, replay_actions, rules
+from .helpers import STANDARD, build, refused, replay_actions, rules
 
 PLAYERS = ["Ann", "Bram", "Cas", "Dirk"]
 LAST_LEAD = (("10C", "10S", "9C", "7D"), ("QS", "KC", "AC", "10H"), ("JC", "JS", "QC", "9H"))
@@ -217,3 +217,56 @@ def test_a_new_rubber_after_a_hand_nobody_won_is_dealt_by_the_last_tricks_winner
     replay_actions(rubber.hand, *FOLDED_LAST)
     rubber.finish_hand()
     assert rubber.next_rubber().dealer == 0
+
+
+# -- slate rubbers (rules.md 3.9) ---------------------------------------------------------------
+
+
+def slate_hand(rubber: Rubber, *actions: str):
+    """Deal the rubber's next slate hand, play `actions` (in hand seats), finish it."""
+    h = rubber.deal()
+    assert h.slate
+    replay_actions(h, *actions)
+    return rubber.finish_hand()
+
+
+def test_a_slate_rubber_deals_slate_hands_and_its_next_rubber_too():
+    rubber = Rubber(rules(starting_lives=1), PLAYERS, dealer=1, slate=True)
+    h = rubber.deal(seed=3)
+    assert h.slate and h.dealer == 1 and h.record()["slate"] is True
+    replay_actions(h, "2 last_trick")
+    rubber.finish_hand()
+    assert rubber.over and rubber.losers == (0, 1, 3)
+    assert rubber.next_rubber().slate
+    assert not Rubber(rules(), PLAYERS, dealer=1).deal(seed=3).slate
+
+
+def test_siwweschrooms_seven_strokes_on_a_slate_to_the_last_one_standing():
+    rubber = Rubber(SIWWESCHROOM, ["Anke", "Bernd", "Cas"], dealer=0, slate=True)
+    assert rubber.lives == [7, 7, 7]
+    # Bernd knocks, Anke stays, Cas folds (1); Anke knocks, Bernd stays; Anke's last trick.
+    first = slate_hand(rubber, "1 knock", "0 stay", "2 fold", "0 knock", "1 stay", "0 last_trick")
+    assert first.winner == 0 and rubber.lives == [7, 4, 6] and rubber.dealer == 0
+    # Cas knocks, Anke folds (1), Bernd stays; Bernd knocks (3), Cas stays; Cas takes the
+    # last trick. Bernd pays 3.
+    slate_hand(rubber, "2 knock", "0 fold", "1 stay", "1 knock", "2 stay", "2 last_trick")
+    assert rubber.lives == [6, 1, 6] and rubber.dealer == 2
+    # Bernd's one life caps his knocks; Anke knocks (2), both stay, Cas takes the last
+    # trick: Anke pays 2, Bernd his last life, and leaves the rubber.
+    third = rubber.deal()
+    assert refused(third, "1 knock") == "cannot_knock"
+    replay_actions(third, "0 knock", "1 stay", "2 stay", "2 last_trick")
+    outcome = rubber.finish_hand()
+    assert outcome.went_out == (1,) and rubber.lives == [4, 0, 6]
+    assert not rubber.over and rubber.dealer == 2
+    # Two left: Anke and Cas are hand seats 0 and 1. Knock on knock to a stake of 4, all
+    # Anke has; Cas takes the last trick, Anke is out, Cas stands last.
+    fourth = rubber.deal()
+    assert rubber.hand_seats == (0, 2) and fourth.dealer == 1 and fourth.n == 2
+    replay_actions(fourth, "1 knock", "0 stay", "0 knock", "1 stay", "1 knock", "0 stay")
+    replay_actions(fourth, "1 last_trick")
+    rubber.finish_hand()
+    assert rubber.lives == [0, 0, 6]
+    assert rubber.over and rubber.winner == 2 and rubber.losers == (0, 1)
+    following = rubber.next_rubber()
+    assert following.slate and following.dealer == 2 and following.lives == [7, 7, 7]

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from games.engine import Action, Hand, HouseRules, observe
 from games.engine import table as table_rules
 from games.engine.table import LAUNDRY_ACTS, Moment, Pace, Refused, Seat, Step
-from tests.engine.test_properties import dealt_hands, every_action
+from tests.engine.test_properties import dealt_hands, every_action, slate_hands
 
 NOW = datetime(2026, 11, 24, 20, 0, tzinfo=UTC)
 
@@ -160,6 +160,42 @@ def test_on_a_knock_the_table_folds_for_a_player_who_is_away() -> None:
     answering = hand.due()[0]
     choice = table_rules.auto_action(observe(hand, answering))
     assert choice == Action(answering, "fold")
+
+
+@settings(max_examples=100, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(
+    slate_hands(),
+    st.integers(0, 12),
+    st.lists(st.booleans(), min_size=8, max_size=8),
+    st.lists(st.sampled_from(["", "", "break", "round"]), min_size=8, max_size=8),
+)
+def test_at_a_slate_hand_the_table_only_folds_for_an_away_player_whose_answer_is_due(
+    slate: tuple[Hand, int], steps: int, bots: list[bool], away: list[str]
+) -> None:
+    hand, seed = slate
+    hand = walked(hand, seed, steps)
+    moment = moment_of(hand, bots[: hand.n], False, True, away[: hand.n])
+    planned = table_rules.plan(moment, Pace(), NOW)
+    if hand.complete:
+        assert [step.kind for step in planned] == ["deal"]
+        return
+    settled = hand.after_laundry() if hand.laundry else hand
+    # Real cards: no computer player, no turn clock, no answer window; every answer is awaited
+    # until given, but for a player who is away.
+    bot_at = moment.changed_at + timedelta(seconds=Pace().bot)
+    assert planned == [Step(bot_at, "auto", s) for s in settled.due() if moment.is_away(s)]
+    for step in planned:
+        choice = table_rules.auto_action(observe(settled, step.seat))
+        assert choice == Action(step.seat, "fold")
+        assert accepts(hand, choice.as_auto(), False)
+
+
+def test_the_table_never_folds_of_her_own_accord_nor_ends_a_slate_hand_for_her() -> None:
+    hand = Hand.slate_hand(HouseRules(voluntary_fold=True), [10, 10, 10], 0)
+    legal = observe(hand, 1).legal
+    assert Action(1, "fold") in legal and Action(1, "last_trick") in legal
+    with pytest.raises(ValueError):
+        table_rules.auto_action(observe(hand, 1))
 
 
 @pytest.mark.parametrize(
