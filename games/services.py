@@ -560,7 +560,7 @@ def play(
             mapped = state.hand_seat(target)
             data["target"] = mapped if mapped is not None else -1
     try:
-        action = parse_action(data, hand.n)
+        action = parse_action(data, hand.n, slate=hand.slate)
     except BadRecord as error:
         raise TableError(
             "bad_action",

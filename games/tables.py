@@ -480,7 +480,7 @@ def _moved(state: TableState, change: dict[str, Any]) -> TableState | None:
     if hand.complete:
         return None
     for data in change["actions"]:
-        hand.apply(parse_action(data, hand.n))
+        hand.apply(parse_action(data, hand.n, slate=hand.slate))
     moved = TableState(
         table=table,
         seats=state.seats,
