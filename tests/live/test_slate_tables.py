@@ -5,9 +5,12 @@ from __future__ import annotations
 import io
 import itertools
 import json
+import re
 from typing import Any
 
 import pytest
+from channels.db import database_sync_to_async
+from channels.testing import WebsocketCommunicator
 from django.core.management import call_command
 
 from clubs.models import HouseRuleProfile
@@ -17,7 +20,8 @@ from games.models import ActionReceipt, PlayedHand, Rubber, RubberPlayer, SlateK
 from games.services import TableError
 from games.slate import SlatePlayer
 from games.tables import Holder, load_state
-from tests.live.conftest import Club4
+from tests.live.conftest import ORIGIN, Club4, Person, Phone
+from toepen_site.asgi import application
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -263,3 +267,83 @@ def test_undo_reopens_the_hand_that_ended_the_rubber(klaver: Club4) -> None:
     assert not RubberPlayer.objects.filter(lost=True).exists()
     finish_hand_won_by(table, 1)
     assert Rubber.objects.get().losers == [0]
+
+
+# -- the slate's websocket -------------------------------------------------------------------
+
+
+async def slate_phone(person: Person, code: str) -> Phone:
+    communicator = WebsocketCommunicator(
+        application,
+        f"/ws/slates/{code}/",
+        headers=[(b"cookie", person.cookie()), ORIGIN, (b"host", b"localhost")],
+    )
+    connected, _ = await communicator.connect(timeout=5)
+    assert connected
+    phone = Phone(person, communicator)
+    await phone.receive()
+    return phone
+
+
+async def acked(phone: Phone, action_id: str) -> None:
+    """Frames until the server says it took `action_id` (views of the change may come first)."""
+    for _ in range(10):
+        frame = await phone.receive()
+        if frame.startswith("{"):
+            assert json.loads(frame) == {"ack": action_id}
+            return
+    raise AssertionError("no ack")
+
+
+def last_view(phone: Phone) -> str:
+    return next(f for f in reversed(phone.frames) if "slate-live" in f)
+
+
+def slate_attrs(html: str) -> dict[str, str]:
+    match = re.search(r'<div id="slate-live"([^>]*)>', html)
+    assert match, html[:300]
+    return dict(re.findall(r'data-([a-z-]+)="([^"]*)"', match.group(1)))
+
+
+async def test_two_phones_keep_one_slate_and_a_follower_only_watches(klaver: Club4) -> None:
+    table = await database_sync_to_async(open_slate)(
+        klaver, SIWWESCHROOM, players=3, keepers=SlateKeepers.MEMBERS
+    )
+    anna = await slate_phone(klaver.anna, table.code)
+    bram = await slate_phone(klaver.bram, table.code)
+    eva = await slate_phone(klaver.eva, table.code)
+    assert "data-frame" in anna.frames[-1] and "data-frame" not in eva.frames[-1]
+    hand = slate_attrs(anna.frames[-1])["hand"]
+    await anna.send({"act": "knock", "seat": 1, "hand": hand, "id": "a-1"})
+    await acked(anna, "a-1")
+    await bram.send({"act": "stay", "seat": 2, "hand": hand, "id": "b-1"})
+    await bram.drain()
+    await anna.drain()
+    await eva.drain()
+    versions = {slate_attrs(last_view(p))["version"] for p in (anna, bram, eva)}
+    assert len(versions) == 1
+    assert "bram knocks" in last_view(eva) and "cas stays" in last_view(eva)
+    await eva.send({"act": "stay", "seat": 0, "hand": hand, "id": "e-1"})
+    refused = await eva.receive()
+    assert 'data-code="not_keeper"' in refused and 'data-id="e-1"' in refused
+    await anna.send({"type": "undo", "hand": hand, "id": "a-2"})
+    await acked(anna, "a-2")
+    await anna.send({"act": "knock", "seat": 1, "hand": hand, "id": "a-1"})  # a repeated id
+    await acked(anna, "a-1")
+    record = await database_sync_to_async(lambda: PlayedHand.objects.get().record)()
+    assert record["actions"] == [{"seat": 1, "act": "knock"}]
+    for phone in (anna, bram, eva):
+        await phone.close()
+
+
+async def test_a_slate_socket_to_a_dealt_table_is_closed_as_not_found(klaver: Club4) -> None:
+    table = await database_sync_to_async(services.create_table)(
+        club=klaver.club, user=klaver.anna.user
+    )
+    communicator = WebsocketCommunicator(
+        application,
+        f"/ws/slates/{table.code}/",
+        headers=[(b"cookie", klaver.anna.cookie()), ORIGIN, (b"host", b"localhost")],
+    )
+    connected, code = await communicator.connect(timeout=5)
+    assert not connected or code == 4404 or (await communicator.receive_output())["code"] == 4404
