@@ -69,9 +69,20 @@
     pump();
   }
 
+  // At most one entry a GAP_MS: a queue sent after the wifi is back stays under the
+  // server's limit of frames a second (games/consumers.py).
+  var GAP_MS = 150;
+  var sentAt = 0;
+  var waiting = null;
   function pump() {
-    if (!open || inflight || !queue.length) return;
+    if (!open || inflight || !queue.length || waiting) return;
+    var wait = sentAt + GAP_MS - Date.now();
+    if (wait > 0) {
+      waiting = setTimeout(function () { waiting = null; pump(); }, wait);
+      return;
+    }
     inflight = queue[0].frame.id;
+    sentAt = Date.now();
     socket.send(JSON.stringify(queue[0].frame));
   }
 
@@ -136,6 +147,8 @@
         refused(entry, error.textContent);
         answered(id);
       } else {
+        // Not about an entry (too many frames at once): the one in flight goes again.
+        if (inflight) { inflight = null; setTimeout(pump, 1000); }
         var box = document.getElementById("table-error");
         if (box) box.textContent = error.textContent;
       }
