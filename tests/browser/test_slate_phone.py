@@ -1,4 +1,4 @@
-"""A slate table on a phone (360×740): real cards at the pub, the app keeps the slate."""
+"""A slate table on a phone (360 by 740): real cards at the pub, the app keeps the slate."""
 
 from __future__ import annotations
 
