@@ -65,6 +65,9 @@ class TableConsumer(DirectDispatch, AsyncWebsocketConsumer):
     # no receive loop on the layer (with Redis, one blocking receive and its clean-up fewer
     # per message, and no channel per phone).
     channel_layer_alias = "phones-use-the-hub"
+    # A slate table's phones (games/slate_socket.py): may they write, do they follow by code.
+    can_keep = False
+    by_code = False
 
     table_id: int
     holder: Holder

@@ -6,9 +6,11 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from accounts.guests import clean_display_name
-from clubs.models import Club, HouseRuleProfile
+from accounts.models import User
+from clubs.models import Club, HouseRuleProfile, Membership
 from games.engine.rules import MAX_SEATS
-from games.models import CODE_LENGTH, BotLevel
+from games.models import CODE_LENGTH, BotLevel, SlateKeepers
+from games.slate import SlatePlayer
 
 SEAT_CHOICES = [("", _("a person")), *BotLevel.choices]
 
@@ -79,3 +81,40 @@ class CodeForm(forms.Form):
 
     def clean_code(self) -> str:
         return "".join(self.cleaned_data["code"].split()).upper()
+
+
+class SlateForm(forms.Form):
+    """A slate table: the house rules, who plays (members of the club, guests by name; in
+    seat order, members first), and who may keep the slate."""
+
+    profile = forms.ModelChoiceField(
+        label=_("House rules"), queryset=HouseRuleProfile.objects.none(), required=False
+    )
+    members = forms.ModelMultipleChoiceField(
+        label=_("Members who play"),
+        queryset=User.objects.none(),
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+    )
+    guests = forms.CharField(
+        label=_("Guests who play (one name a line)"),
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 3}),
+    )
+    keepers = forms.ChoiceField(
+        label=_("Who keeps the slate"), choices=SlateKeepers.choices, initial=SlateKeepers.CREATOR
+    )
+
+    def __init__(self, *args: Any, club: Club, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["profile"].queryset = club.profiles.all()
+        self.fields["profile"].initial = club.profiles.filter(is_default=True).first()
+        self.fields["profile"].empty_label = _("Classic (built in)")
+        self.fields["members"].queryset = User.objects.filter(
+            memberships__club=club, memberships__status=Membership.Status.ACTIVE
+        ).order_by("username")
+
+    def players(self) -> list[SlatePlayer]:
+        members = [SlatePlayer(str(user), user) for user in self.cleaned_data["members"]]
+        names = [line.strip() for line in self.cleaned_data["guests"].splitlines()]
+        return members + [SlatePlayer(name) for name in names if name]

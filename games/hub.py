@@ -51,6 +51,8 @@ class Phone(Protocol):
     user_id: int | None
     last_version: int
     sent_at: float  # time.monotonic() of the last frame sent to it
+    can_keep: bool  # a slate's keeper (her view has the slate's buttons)
+    by_code: bool  # follows a slate by its code: no membership to check
 
     async def beat(self) -> None: ...
 
@@ -221,7 +223,8 @@ class Hub:
         nothing at all knows its server or the way to it is in trouble."""
         with self.lock:
             phones = [phone for phones in self.phones.values() for phone in phones]
-        watching = [phone for phone in phones if not phone.seats]
+        # A slate's followers watch by its code, not as members (games/slate_socket.py).
+        watching = [phone for phone in phones if not phone.seats and not phone.by_code]
         asked = {(p.table_id, p.user_id) for p in watching if p.user_id is not None}
         allowed = await database_sync_to_async(watchers_allowed)(asked) if asked else set()
         shut = {p for p in watching if (p.table_id, p.user_id) not in allowed}
@@ -352,7 +355,7 @@ def phone_key(phone: Any, seats: tuple[int, ...]) -> Any:
     `seats`), by language and what they may do. A seat holder's view is her own."""
     if seats:
         return None
-    return ("watching", phone.language, phone.can_start, phone.can_close)
+    return ("watching", phone.language, phone.can_start, phone.can_close, phone.can_keep)
 
 
 async def send_all(frames: list[tuple[Phone, int, str | None]]) -> None:

@@ -31,6 +31,14 @@ class BotLevel(models.TextChoices):
     STRONG = "strong", _("strong")
 
 
+class SlateKeepers(models.TextChoices):
+    """Who may write on a slate table's slate (everyone with its code may follow it)."""
+
+    CREATOR = "creator", _("the member who opened it")
+    MEMBERS = "members", _("members of the club")
+    ANYONE = "anyone", _("anyone with the code")
+
+
 class Table(models.Model):
     class Status(models.TextChoices):
         WAITING = "waiting", _("waiting for players")
@@ -77,6 +85,11 @@ class Table(models.Model):
     bots_offered = models.JSONField(_("computer players asked"), default=list, blank=True)
     # When the answers now awaited fell due: the start of a simultaneous answer window.
     awaiting_since = models.DateTimeField(_("answers due since"), null=True, blank=True)
+    # Played with real cards: the app keeps only the slate (rules.md 3.9, games/slate.py).
+    slate = models.BooleanField(_("slate table"), default=False)
+    slate_keepers = models.CharField(
+        _("who keeps the slate"), max_length=8, choices=SlateKeepers, default=SlateKeepers.CREATOR
+    )
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
 
     class Meta:

@@ -5,6 +5,7 @@ from typing import Any
 from django.urls import path, re_path
 
 from games.consumers import CLOSE_NOT_FOUND, TableConsumer
+from games.slate_socket import SlateConsumer
 
 
 async def unknown_path(scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -16,5 +17,6 @@ async def unknown_path(scope: dict[str, Any], receive: Any, send: Any) -> None:
 
 websocket_urlpatterns = [
     path("ws/tables/<str:code>/", TableConsumer.as_asgi()),
+    path("ws/slates/<str:code>/", SlateConsumer.as_asgi()),
     re_path(r"", unknown_path),
 ]

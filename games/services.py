@@ -476,7 +476,9 @@ def _deal(state: TableState, now: datetime) -> bool:
     table.awaiting_since = now if hand.awaiting else None
     window = seconds("TOEPEN_LAUNDRY_SECONDS")
     # No window (0 seconds, or rules without laundry): the first card may come at once.
-    table.laundry_until = now + timedelta(seconds=window) if hand.laundry and window > 0 else None
+    # A slate hand has no window: its laundry lasts until the players write something else.
+    timed = hand.laundry and window > 0 and not hand.slate
+    table.laundry_until = now + timedelta(seconds=window) if timed else None
     if table.laundry_until is None and hand.laundry and hand.after_laundry().awaiting:
         table.awaiting_since = now  # no window: poverty's answers are due from the deal
     return bool(back or buying)
@@ -538,6 +540,9 @@ def play(
     `ending=False`: an action that ends the hand raises EndsHand instead of writing the hand's
     result and the next hand's rows."""
     table = state.table
+    if table.slate:
+        # Its players hold real cards: the slate is written through games/slate.py alone.
+        raise TableError("slate_table", _("This table keeps a slate: write on the slate."))
     if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < len(state.seats):
         raise TableError("bad_action", _("There is no such seat."))
     if not holder.holds(state.seats[seat]):

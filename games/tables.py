@@ -123,6 +123,7 @@ class TableState:
             lives=list(self.rubber.lives),
             number=self.rubber.number,
             over=self.rubber.over,
+            slate=self.table.slate,
         )
         if self.hand is not None:
             rubber.hand = self.hand

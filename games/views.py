@@ -10,6 +10,7 @@ from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse
 from django.middleware.csrf import get_token
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
@@ -19,15 +20,16 @@ from accounts.guests import get_guest, get_or_create_guest
 from accounts.models import Guest
 from clubs.qr import qr_svg
 from clubs.views import get_club_for_member
-from games import services, throttle
+from games import services, slate, throttle
 from games.access import table_access
 from games.conf import seconds
 from games.consumers import HOLDER_SESSION_KEY
-from games.forms import CodeForm, JoinForm, TableForm
+from games.forms import CodeForm, JoinForm, SlateForm, TableForm
 from games.markup import live_html
 from games.models import Table
 from games.render import Viewer, build_context, choose_active
 from games.services import TableError
+from games.slate_markup import render_slate
 from games.tables import Holder, load_state, one_snapshot
 from toepen_site.security import allow_own_websocket
 
@@ -91,6 +93,8 @@ def table_page(request: HttpRequest, code: str) -> HttpResponse:
     with one_snapshot():
         table = _table(request, code)
         state = load_state(table)
+    if table.slate:
+        return redirect("games:slate", table.code)
     access = table_access(state, holder_for(request), request.user)
     seats = access.seats
     free = [seat.index for seat in state.seats if seat.is_free]
@@ -203,3 +207,42 @@ def play_code(request: HttpRequest) -> HttpResponse:
             return redirect("games:table", form.cleaned_data["code"])
         form.add_error("code", _("There is no table with that code."))
     return render(request, "games/play.html", {"form": form})
+
+
+@login_required
+def slate_new(request: HttpRequest, slug: str) -> HttpResponse:
+    """A member opens a slate table: real cards at the pub, the app keeps the slate."""
+    club, _membership = get_club_for_member(request, slug)
+    form = SlateForm(request.POST or None, club=club)
+    if request.method == "POST" and form.is_valid():
+        try:
+            table = slate.create_slate_table(
+                club=club,
+                user=request.user,  # type: ignore[arg-type]
+                players=form.players(),
+                profile=form.cleaned_data["profile"],
+                keepers=form.cleaned_data["keepers"],
+            )
+        except TableError as error:
+            form.add_error(None, error.message)
+        else:
+            return redirect("games:slate", table.code)
+    return render(request, "games/slate_new.html", {"club": club, "form": form})
+
+
+def slate_page(request: HttpRequest, code: str) -> HttpResponse:
+    """A slate table: anyone with its code follows it live; its keepers write on it."""
+    with one_snapshot():
+        table = _table(request, code)
+        if not table.slate:
+            return redirect(table)
+        state = load_state(table)
+    can_keep = slate.may_keep(table, request.user)
+    context = {
+        "table": table,
+        "live_html": mark_safe(render_slate(state, can_keep)),  # noqa: S308
+        "ws_path": f"/ws/slates/{table.code}/",
+        "heartbeat": f"{seconds('TOEPEN_HEARTBEAT_SECONDS'):g}",
+        "qr": qr_svg(request.build_absolute_uri(reverse("games:slate", args=[table.code]))),
+    }
+    return allow_own_websocket(request, render(request, "games/slate.html", context))

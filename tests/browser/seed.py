@@ -56,6 +56,17 @@ def main(spec: dict[str, Any]) -> dict[str, Any]:
         users[name] = (user, store[HOLDER_SESSION_KEY])
         out["people"][name] = store.session_key
     creator, creator_key = users[spec["people"][0]]
+    if spec.get("slate"):
+        # A slate table: the people as members, then guests by name; it starts at once.
+        from games.slate import SlatePlayer, create_slate_table
+
+        players = [SlatePlayer(name, users[name][0]) for name in spec["people"]]
+        players += [SlatePlayer(name) for name in spec.get("guests", [])]
+        slate_table = create_slate_table(
+            club=club, user=creator, players=players, profile=profile, keepers=spec["slate"]
+        )
+        out["code"] = slate_table.code
+        return out
     table = services.create_table(
         club=club,
         user=creator,

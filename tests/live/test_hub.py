@@ -42,6 +42,8 @@ class FakePhone:
     language: str = "en"
     can_start: bool = False
     can_close: bool = False
+    can_keep: bool = False
+    by_code: bool = False
     last_version: int = -1
     holder: Holder = field(default_factory=Holder)
     may_watch: bool = True

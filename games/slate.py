@@ -1,0 +1,291 @@
+"""Slate tables: a club plays with real cards and one phone (or several) keeps the slate.
+
+The slate's changes go through here, each one transaction with the table locked, as every
+change in games/services.py (whose lock, state, save, deal and end of a hand it uses). A keeper
+writes for every player: an entry names the table seat it is FOR, carries an id (applied once,
+`ActionReceipt`) and the hand it was made on. Every life is the engine's: the hand is a slate
+hand (rules.md 3.9), replayed from its record, and an undo drops the record's last action and
+replays, so nothing is ever worked out beside the engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+from django.utils.text import format_lazy
+from django.utils.translation import gettext_lazy as _
+
+from accounts.models import User
+from clubs.models import Club, HouseRuleProfile
+from games.access import is_member
+from games.engine import BadRecord, IllegalAction, parse_action, parse_record
+from games.engine.rubber import Rubber as EngineRubber
+from games.engine.rules import MAX_SEATS, HouseRules
+from games.models import PlayedHand, RubberPlayer, Seat, SlateKeepers, Table
+from games.refusals import REASONS, engine_message
+from games.services import (
+    _HAND_RECORD,
+    _NEW_RECEIPT,
+    _RECEIPT,
+    Outcome,
+    TableError,
+    _deal,
+    _finish_hand,
+    _lock,
+    _save,
+    check_action_id,
+    check_hand,
+    start_rubber,
+)
+from games.tables import TableState, editable_state, load_state
+
+# A slate seat's `holder_key`: the seat is taken (a player sits there) but no phone holds it;
+# no browser's key is ever this (theirs are random tokens).
+SLATE_HOLDER = "slate"
+
+# What an entry may say, as the frame names it (rules.md 3.9: no card, no announcement).
+SLATE_ACTS = ("knock", "stay", "fold", "exchange", "challenge", "last_trick")
+
+
+@dataclass(frozen=True)
+class SlatePlayer:
+    """A player at a slate table: a member of the club, or a guest known by name alone."""
+
+    name: str
+    user: User | None = None
+
+
+def may_keep(table: Table, user: Any) -> bool:
+    """Whether `user` (perhaps anonymous) may write on `table`'s slate; anyone with its code
+    may follow it."""
+    if table.slate_keepers == SlateKeepers.ANYONE:
+        return True
+    member = user if user is not None and user.is_authenticated else None
+    if member is None:
+        return False
+    if table.slate_keepers == SlateKeepers.MEMBERS:
+        return is_member(member, table.club)
+    return bool(table.created_by_id == member.pk)
+
+
+def create_slate_table(
+    *,
+    club: Club,
+    user: User,
+    players: Sequence[SlatePlayer],
+    profile: HouseRuleProfile | None = None,
+    keepers: str = SlateKeepers.CREATOR,
+) -> Table:
+    """A member opens a slate table for the club, with the rules of `profile` (default: the
+    club's) and its players in their seats in order; the first rubber starts at once."""
+    if not is_member(user, club):
+        raise TableError("not_allowed", _("Only members of the club can open a table."))
+    if profile is None:
+        profile = club.profiles.filter(is_default=True).first()
+    elif profile.club_id != club.pk:
+        raise TableError("bad_profile", _("That profile belongs to another club."))
+    if keepers not in SlateKeepers.values:
+        raise TableError("bad_keepers", _("Choose who keeps the slate."))
+    rules = profile.rules() if profile is not None else HouseRules()
+    if not rules.min_players <= len(players) <= MAX_SEATS:
+        raise TableError(
+            "bad_seats",
+            format_lazy(
+                _("These rules seat {minimum} to {maximum} players."),
+                minimum=rules.min_players,
+                maximum=MAX_SEATS,
+            ),
+        )
+    names = [" ".join(player.name.split())[:40] for player in players]
+    if not all(names):
+        raise TableError("bad_name", _("Every player needs a name."))
+    if len(set(names)) != len(names):
+        raise TableError("bad_name", _("Two players cannot have the same name."))
+    members = [player.user for player in players if player.user is not None]
+    if any(not is_member(member, club) for member in members) or len(set(members)) != len(members):
+        raise TableError("bad_player", _("A player picked from the club must be its member."))
+    with transaction.atomic():
+        table = Table.objects.create(
+            club=club,
+            created_by=user,
+            profile=profile,
+            profile_name=profile.name if profile is not None else "Classic",
+            rules_json=rules.to_json(),
+            seat_count=len(players),
+            slate=True,
+            slate_keepers=keepers,
+        )
+        Seat.objects.bulk_create(
+            Seat(table=table, index=index, name=name, user=player.user, holder_key=SLATE_HOLDER)
+            for index, (name, player) in enumerate(zip(names, players, strict=True))
+        )
+        start_rubber(table.pk, user)
+    table.refresh_from_db()
+    return table
+
+
+def _slate_table(table_id: int, user: Any) -> Table:
+    """The slate table, locked, when `user` may keep its slate."""
+    table = _lock(table_id)
+    if not table.slate:
+        raise TableError("not_slate", _("This table is not a slate table."))
+    if not may_keep(table, user):
+        raise TableError("not_keeper", _("You may follow this slate, not write on it."))
+    if table.status == Table.Status.CLOSED:
+        raise TableError("closed", _("This table is closed."))
+    return table
+
+
+def _refusal(state: TableState, seat: int, error: IllegalAction) -> TableError:
+    """The engine's refusal, with its finer reason (a knock over the lives, the knock limit),
+    and the name of the player it was written for."""
+    reason = REASONS.get(error.reason or "") or engine_message(error)
+    name = state.seats[seat].name
+    return TableError(error.code, format_lazy("{name}: {reason}", name=name, reason=reason))
+
+
+def write(table_id: int, user: Any, frame: Mapping[str, Any], action_id: Any) -> Outcome:
+    """An entry on the slate (`frame`: `act`, `seat` it is for, `target` and `clean` for a
+    challenge, `hand` it was made on), applied once per `action_id` or refused with a reason."""
+    check_action_id(action_id)
+    with transaction.atomic():
+        table = _slate_table(table_id, user)
+        for (version,) in _RECEIPT(table.pk, action_id):
+            return Outcome(version, duplicate=True)
+        state = editable_state(table)
+        now = timezone.now()
+        _write(state, frame, now)
+        version = _save(state, now)
+        _NEW_RECEIPT(table.pk, action_id, version, now)
+        return Outcome(version)
+
+
+def _write(state: TableState, frame: Mapping[str, Any], now: datetime) -> None:
+    hand, row, table = state.hand, state.hand_row, state.table
+    if table.status != Table.Status.PLAYING or hand is None or row is None or hand.complete:
+        raise TableError("hand_over", _("No hand is being played."))
+    check_hand(state, frame.get("hand"))
+    seat = frame.get("seat")
+    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < len(state.seats):
+        raise TableError("bad_action", _("There is no such seat."))
+    hand_seat = state.hand_seat(seat)
+    if hand_seat is None:
+        raise TableError("out", _("That player is out of this rubber."))
+    if frame.get("act") not in SLATE_ACTS:
+        raise TableError("bad_action", _("The slate keeps no such entry."))
+    data: dict[str, Any] = {"seat": hand_seat, "act": frame["act"]}
+    for key in ("target", "clean"):
+        if key in frame:
+            data[key] = frame[key]
+    target = data.get("target")
+    if isinstance(target, int) and not isinstance(target, bool):
+        mapped = state.hand_seat(target) if 0 <= target < len(state.seats) else None
+        data["target"] = mapped if mapped is not None else -1
+    try:
+        action = parse_action(data, hand.n, slate=True)
+    except BadRecord as error:
+        raise TableError(
+            "bad_action",
+            format_lazy(_("That action is not understood: {detail}"), detail=error.message),
+        ) from None
+    try:
+        hand.apply(action)
+    except IllegalAction as error:
+        raise _refusal(state, seat, error) from None
+    row.record["actions"].append(action.to_json())
+    state.record_changed = True
+    if hand.complete:
+        _finish_hand(state, now)
+        assert state.rubber is not None
+        if not state.rubber.over:
+            # Real cards are dealt at the table: the slate's next hand starts at once (and
+            # the finished hand's record is written now, as `_save` writes the new one's).
+            _HAND_RECORD(row.pk, row.record)
+            state.record_changed = False
+            _deal(state, now)
+
+
+def undo(table_id: int, user: Any, named_hand: Any, action_id: Any) -> Outcome:
+    """One step back: the last entry of the hand under way; from the first entry of a hand,
+    back into the last finished hand of the rubber, reopened as it was before its last entry.
+    The records are kept as they are after the undo, and the rubber's lives are the engine's
+    from its hands' records."""
+    check_action_id(action_id)
+    with transaction.atomic():
+        table = _slate_table(table_id, user)
+        for (version,) in _RECEIPT(table.pk, action_id):
+            return Outcome(version, duplicate=True)
+        state = load_state(table)
+        if state.rubber is None or state.hand_row is None:
+            raise TableError("nothing_to_undo", _("There is nothing to undo."))
+        check_hand(state, named_hand)
+        row = state.hand_row
+        if not row.record["actions"]:
+            earlier = PlayedHand.objects.filter(rubber=state.rubber, number=row.number - 1).first()
+            if earlier is None:
+                raise TableError("nothing_to_undo", _("There is nothing to undo."))
+            row.delete()
+            row = earlier
+        actions = row.record["actions"]
+        row.record = {**row.record, "actions": actions[:-1]}
+        row.complete, row.result, row.finished_at = False, None, None
+        row.save(update_fields=["record", "complete", "result", "finished_at"])
+        _rebuild_rubber(state)
+        table.status = Table.Status.PLAYING
+        table.laundry_until = table.awaiting_since = None
+        now = timezone.now()
+        state = load_state(table)
+        version = _save(state, now)
+        _NEW_RECEIPT(table.pk, action_id, version, now)
+        return Outcome(version)
+
+
+def _rebuild_rubber(state: TableState) -> None:
+    """The rubber's lives, dealer, end and tallies as its finished hands leave them, each
+    replayed by the engine from its record."""
+    rubber_row = state.rubber
+    assert rubber_row is not None
+    hands = list(PlayedHand.objects.filter(rubber=rubber_row).order_by("number"))
+    first = hands[0]
+    rubber = EngineRubber(
+        state.rules,
+        list(rubber_row.players),
+        dealer=first.seats[first.record["dealer"]],
+        lives=[state.rules.starting_lives] * len(rubber_row.players),
+        number=rubber_row.number,
+        slate=True,
+    )
+    lost = [0] * rubber.n
+    for row in hands:
+        if not row.complete:
+            continue
+        hand, actions = parse_record(row.record)
+        for action in actions:
+            hand.apply(action)
+        rubber.hand, rubber.hand_seats = hand, tuple(row.seats)
+        for seat, lives in rubber.finish_hand().lives_lost.items():
+            lost[seat] += lives
+    rubber_row.lives = rubber.lives
+    rubber_row.dealer = rubber.dealer
+    rubber_row.over, rubber_row.winner = rubber.over, rubber.winner
+    rubber_row.losers = list(rubber.losers)
+    rubber_row.finished_at = None
+    rubber_row.save()
+    for player in RubberPlayer.objects.filter(rubber=rubber_row):
+        player.lives_lost = lost[player.seat]
+        player.won = player.lost = False
+        player.save(update_fields=["lives_lost", "won", "lost"])
+
+
+def next_rubber(table_id: int, user: Any) -> int:
+    """A keeper starts the next rubber with the same players, once the last is over."""
+    with transaction.atomic():
+        table = _slate_table(table_id, user)
+        if table.status != Table.Status.RUBBER_OVER:
+            raise TableError("playing", _("A rubber is going on."))
+        return start_rubber(table.pk, table.created_by)

@@ -1,0 +1,161 @@
+"""A slate table's view: the slate in chalk, as every phone that follows it sees it.
+
+Everything shown comes from the engine: the lives, the stake, who is poor, folded, due; and
+every button carries an entry the engine takes now (`Hand.legal_actions` of each player), so the
+phone decides no rule. A slate hand has no cards, so every phone sees the same slate; one that
+may keep it sees the buttons too.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.template.loader import render_to_string
+from django.utils.translation import gettext as _
+
+from games.engine import Action
+from games.models import Table
+from games.tables import TableState
+
+
+@dataclass
+class SlateRow:
+    seat: int
+    name: str
+    lives: int
+    strokes: list[int] = field(default_factory=list)
+    dealer: bool = False
+    poor: bool = False
+    folded: bool = False
+    immune: bool = False
+    out: bool = False
+    due: bool = False
+    knocks: int = 0
+    exchanges: int = 0
+    open_hand: bool = False
+    away: str = ""
+    buttons: list[dict[str, str]] = field(default_factory=list)
+    knock: str = ""  # the knock's frame, for the double tap on her name
+
+
+def _frame(state: TableState, action: Action) -> dict[str, Any]:
+    frame: dict[str, Any] = {
+        "act": action.act,
+        "seat": state.table_seat(action.seat),
+        "hand": state.hand_name(),
+    }
+    if action.target is not None:
+        frame["target"] = state.table_seat(action.target)
+    if action.clean is not None:
+        frame["clean"] = action.clean
+    return frame
+
+
+def _label(act: str) -> str:
+    return {
+        "knock": _("Knock"),
+        "stay": _("Stay"),
+        "fold": _("Fold"),
+        "exchange": _("Exchange"),
+        "last_trick": _("Last trick"),
+    }[act]
+
+
+def _said(state: TableState, action: Action) -> str:
+    """One entry of the hand as the slate reads it."""
+    name = state.seats[state.table_seat(action.seat)].name
+    if action.act == "challenge" and action.target is not None:
+        target = state.seats[state.table_seat(action.target)].name
+        outcome = _("clean") if action.clean else _("not clean")
+        return _("%(name)s challenges %(target)s: %(outcome)s") % {
+            "name": name,
+            "target": target,
+            "outcome": outcome,
+        }
+    texts = {
+        "knock": _("%(name)s knocks"),
+        "stay": _("%(name)s stays"),
+        "fold": _("%(name)s folds"),
+        "exchange": _("%(name)s exchanges"),
+        "last_trick": _("%(name)s takes the last trick"),
+    }
+    text = texts.get(action.act, "%(name)s " + action.act) % {"name": name}
+    return text + (" " + _("(by the table)") if action.auto else "")
+
+
+def slate_context(state: TableState, can_keep: bool) -> dict[str, Any]:
+    table, hand, rubber = state.table, state.hand, state.rubber
+    rows: list[SlateRow] = []
+    challenges: list[dict[str, Any]] = []
+    lives = list(rubber.lives) if rubber is not None else []
+    playing = table.status == Table.Status.PLAYING and hand is not None and not hand.complete
+    for seat in state.seats:
+        hand_seat = state.hand_seat(seat.index)
+        row = SlateRow(seat=seat.index, name=seat.name, lives=0, away=seat.away)
+        if hand is not None and hand_seat is not None:
+            row.lives = hand.lives[hand_seat]
+            row.dealer = hand.dealer == hand_seat
+            row.poor = hand.poor[hand_seat]
+            row.folded = hand.folded[hand_seat]
+            row.immune = hand.immune[hand_seat]
+            row.due = hand_seat in hand.due()
+            row.knocks = hand.knocks[hand_seat]
+            row.exchanges = hand.exchanges[hand_seat]
+            row.open_hand = hand.open_hand[hand_seat]
+        else:
+            row.lives = lives[seat.index] if seat.index < len(lives) else 0
+            row.out = rubber is not None
+        row.strokes = list(range(row.lives))
+        if can_keep and playing and hand is not None and hand_seat is not None:
+            for action in hand.legal_actions(hand_seat):
+                frame = json.dumps(_frame(state, action))
+                if action.act == "challenge" and action.target is not None:
+                    challenges.append(
+                        {
+                            "frame": frame,
+                            "text": _("%(name)s challenges %(target)s")
+                            % {
+                                "name": seat.name,
+                                "target": state.seats[state.table_seat(action.target)].name,
+                            },
+                            "clean": action.clean,
+                        }
+                    )
+                    continue
+                if action.act == "knock":
+                    row.knock = frame
+                row.buttons.append({"act": action.act, "label": _label(action.act), "frame": frame})
+        rows.append(row)
+    said = [] if hand is None else [_said(state, a) for a in hand.actions]
+    stake = hand.stake if hand is not None else 0
+    score = ", ".join(f"{row.name} {row.lives}" for row in rows if not row.out)
+    return {
+        "table": table,
+        "rows": rows,
+        "challenges": challenges,
+        "said": said,
+        "stake": stake,
+        "hand_name": state.hand_name(),
+        "rubber_number": rubber.number if rubber is not None else 0,
+        "hand_number": state.hand_row.number if state.hand_row is not None else 0,
+        "laundry": bool(hand is not None and hand.laundry and not hand.complete),
+        "poverty": bool(hand is not None and hand.poverty),
+        "rubber_over": table.status == Table.Status.RUBBER_OVER,
+        "losers": [state.seats[s].name for s in (rubber.losers if rubber else [])],
+        "winner": (
+            state.seats[rubber.winner].name
+            if rubber is not None and rubber.winner is not None
+            else ""
+        ),
+        "can_keep": can_keep,
+        "can_undo": can_keep and rubber is not None and table.status != Table.Status.CLOSED,
+        "undo_frame": json.dumps({"type": "undo", "hand": state.hand_name()}),
+        "speech": _("Score: %(score)s") % {"score": score},
+    }
+
+
+def render_slate(state: TableState, can_keep: bool) -> str:
+    """The live slate (`#slate-live`, out of band), in the active language."""
+    return render_to_string("games/slate.html#live", slate_context(state, can_keep))

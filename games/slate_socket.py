@@ -1,0 +1,107 @@
+"""A slate table's websocket: every phone with the code follows the slate; a keeper writes.
+
+The table's own consumer (games/consumers.py) with the slate's frames and view: the same hub
+renders it on every change, the same limits and errors apply. Frames:
+
+- `{"act": "knock", "seat": 2, "hand": "1/3", "id": "…"}`: an entry for that table seat (also
+  `stay fold exchange last_trick`, and `challenge` with `target` and `clean`);
+- `{"type": "undo", "hand": "1/3", "id": "…"}`: one step back;
+- `{"type": "next_rubber"}` once a rubber is over; `{"type": "sync"}`: the view again.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import deque
+from typing import Any
+
+from channels.db import database_sync_to_async
+from django.utils import translation
+from django.utils.translation import gettext_lazy as _
+
+from games import clock, hub, slate, throttle
+from games.consumers import (
+    CLOSE_FLOOD,
+    CLOSE_NOT_FOUND,
+    TableConsumer,
+    _holder_from_scope,
+    _language_from_scope,
+)
+from games.models import Table
+from games.render import Shared
+from games.services import TableError
+from games.slate_markup import render_slate
+from games.tables import TableState, view_state
+
+
+class SlateConsumer(TableConsumer):
+    by_code = True
+
+    async def connect(self) -> None:
+        code = str(self.scope["url_route"]["kwargs"]["code"]).upper()
+        self.holder = _holder_from_scope(self.scope)
+        self.language = _language_from_scope(self.scope)
+        self.frames = deque()
+        self.last_version = -1
+        self.sent_at = time.monotonic()
+        self.shown = None
+        user = self.scope.get("user")
+        self.user = user
+        self.user_id = user.pk if user is not None and user.is_authenticated else None
+        found = await database_sync_to_async(_slate_access)(code, user)
+        if found is None:
+            await self.close(code=CLOSE_NOT_FOUND)
+            return
+        self.table_id, self.can_keep = found
+        # The code is what lets a phone follow a slate: it holds no seat, watches by the code.
+        self.seats, self.may_watch, self.can_start, self.can_close = (), True, False, False
+        self.socket_slot = await throttle.take_socket_slot(self.scope)
+        if self.socket_slot is None:
+            await self.accept()
+            await self.close(code=CLOSE_FLOOD)
+            return
+        await self.accept()
+        clock.ensure_started()
+        self.hub = hub.get()
+        await self.hub.join(self)
+        await self.send_view()
+
+    async def handle_frame(self, frame: dict[str, Any]) -> None:
+        kind = frame.get("type", "action")
+        action_id = frame.get("id")
+        if kind == "sync":
+            await self.send_view(force=True)
+            return
+        if kind == "action":
+            entry = {k: v for k, v in frame.items() if k not in ("type", "id")}
+            outcome = await database_sync_to_async(slate.write)(
+                self.table_id, self.user, entry, action_id
+            )
+        elif kind == "undo":
+            outcome = await database_sync_to_async(slate.undo)(
+                self.table_id, self.user, frame.get("hand"), action_id
+            )
+        elif kind == "next_rubber":
+            await database_sync_to_async(slate.next_rubber)(self.table_id, self.user)
+            return
+        else:
+            raise TableError("bad_frame", _("Unknown frame type."))
+        await self.send(text_data=json.dumps({"ack": action_id}))
+        if outcome.duplicate:
+            await self.send_view(force=True)
+
+    def _render_now(self) -> tuple[int, str | None]:
+        state = view_state(self.table_id)
+        return state.table.version, self.render(state)
+
+    def render(self, state: TableState, shared: Shared | None = None) -> str:
+        with translation.override(self.language):
+            return render_slate(state, self.can_keep)
+
+
+def _slate_access(code: str, user: Any) -> tuple[int, bool] | None:
+    table = Table.objects.select_related("club").filter(code=code, slate=True).first()
+    if table is None:
+        return None
+    return table.pk, slate.may_keep(table, user)

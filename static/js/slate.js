@@ -1,0 +1,252 @@
+// The slate on a phone: sends what the keeper taps, in order, once each (ids), and keeps it
+// while the pub's wifi is away. It works out nothing: an entry shows as "entered, not yet
+// counted" until the server's engine has counted it, and the slate shown is the server's.
+(function () {
+  "use strict";
+  var page = document.querySelector(".slate-page");
+  if (!page) return;
+  var KEY = "toepen-slate-" + page.dataset.table;
+  var SPEAK_KEY = "toepen-slate-speak";
+  var BEAT_MS = (+page.dataset.heartbeat || 5) * 1000;
+  var socket = null;
+  var open = false;
+  var inflight = null; // the id of the entry sent and not yet answered
+  var tries = 0;
+  var version = -1;
+  var hand = null;
+  var watchdog = null;
+  var wakeLock = null;
+
+  function live() { return document.getElementById("slate-live"); }
+
+  function actionId() {
+    var c = window.crypto;
+    if (c && c.randomUUID) return c.randomUUID();
+    if (c && c.getRandomValues) {
+      var bytes = c.getRandomValues(new Uint8Array(16));
+      return Array.prototype.map.call(bytes, function (b) { return (b + 256).toString(16).slice(1); }).join("");
+    }
+    return Date.now().toString(36) + "-" + Math.random().toString(36).slice(2);
+  }
+
+  // -- the queue, kept in the phone ----------------------------------------------------------
+  function load() {
+    try { return JSON.parse(localStorage.getItem(KEY) || "[]"); } catch (err) { return []; }
+  }
+  var queue = load();
+  function store() {
+    try { localStorage.setItem(KEY, JSON.stringify(queue)); } catch (err) { /* private mode */ }
+    show();
+  }
+
+  function show() {
+    var list = document.getElementById("slate-pending");
+    if (!list) return;
+    list.textContent = "";
+    queue.forEach(function (entry) {
+      var li = document.createElement("li");
+      li.className = "is-pending";
+      li.dataset.id = entry.frame.id;
+      li.textContent = entry.text + " · " + list.dataset.label;
+      list.appendChild(li);
+    });
+  }
+
+  function refused(entry, message) {
+    var list = document.getElementById("slate-refused");
+    if (!list) return;
+    var li = document.createElement("li");
+    li.className = "is-refused";
+    li.textContent = entry.text + ": " + message;
+    li.addEventListener("click", function () { li.remove(); });
+    list.appendChild(li);
+  }
+
+  function enter(frame, text) {
+    frame.id = actionId();
+    queue.push({ frame: frame, text: text });
+    store();
+    pump();
+  }
+
+  // At most one entry a GAP_MS: a queue sent after the wifi is back stays under the
+  // server's limit of frames a second (games/consumers.py).
+  var GAP_MS = 150;
+  var sentAt = 0;
+  var waiting = null;
+  function pump() {
+    if (!open || inflight || !queue.length || waiting) return;
+    var wait = sentAt + GAP_MS - Date.now();
+    if (wait > 0) {
+      waiting = setTimeout(function () { waiting = null; pump(); }, wait);
+      return;
+    }
+    inflight = queue[0].frame.id;
+    sentAt = Date.now();
+    socket.send(JSON.stringify(queue[0].frame));
+  }
+
+  function answered(id) {
+    queue = queue.filter(function (entry) { return entry.frame.id !== id; });
+    if (inflight === id) inflight = null;
+    tries = 0;
+    store();
+    pump();
+  }
+
+  // -- the socket ------------------------------------------------------------------------------
+  function connect() {
+    var scheme = location.protocol === "https:" ? "wss://" : "ws://";
+    var ws = new WebSocket(scheme + location.host + page.dataset.ws);
+    ws.onopen = function () {
+      socket = ws;
+      open = true;
+      tries = 0;
+      inflight = null; // an entry sent before the drop goes again, with its id: applied once
+      setOffline(false);
+      listen();
+      pump();
+    };
+    ws.onclose = function (e) {
+      if (socket === ws || !open) {
+        open = false;
+        inflight = null;
+        clearTimeout(watchdog);
+        setOffline(true);
+        // 4xxx: the table says no, and will keep saying it.
+        if (e.code < 4000 || e.code >= 5000) setTimeout(connect, Math.min(250 * Math.pow(2, tries++), 4000));
+      }
+    };
+    ws.onmessage = function (e) { listen(); hear(e.data); };
+  }
+
+  function listen() {
+    clearTimeout(watchdog);
+    watchdog = setTimeout(function () {
+      // Nothing heard for two heartbeat rounds: the socket may look open and be dead.
+      setOffline(true);
+      if (socket) socket.close();
+    }, BEAT_MS * 2);
+  }
+
+  function hear(text) {
+    if (text.charAt(0) === "{") {
+      var word = JSON.parse(text);
+      if (word.ack) answered(word.ack);
+      return;
+    }
+    var doc = new DOMParser().parseFromString(text, "text/html");
+    var error = doc.getElementById("table-error");
+    if (error) {
+      var id = error.dataset.id;
+      var entry = queue.filter(function (q) { return q.frame.id === id; })[0];
+      if (entry && error.dataset.code === "retry") {
+        inflight = null;
+        setTimeout(pump, 1000);
+      } else if (entry) {
+        refused(entry, error.textContent);
+        answered(id);
+      } else {
+        // Not about an entry (too many frames at once): the one in flight goes again.
+        if (inflight) { inflight = null; setTimeout(pump, 1000); }
+        var box = document.getElementById("table-error");
+        if (box) box.textContent = error.textContent;
+      }
+    }
+    var fresh = doc.getElementById("slate-live");
+    if (fresh) {
+      var v = +fresh.dataset.version;
+      if (v < version) return; // an older slate after a newer one: keep the newer
+      version = v;
+      var old = live();
+      if (old) old.replaceWith(document.adoptNode(fresh));
+      var box2 = document.getElementById("table-error");
+      if (box2 && !error) box2.textContent = "";
+      after();
+    }
+  }
+
+  function setOffline(off) {
+    var note = document.getElementById("slate-offline");
+    if (note) note.hidden = !off;
+    page.classList.toggle("is-offline", off);
+  }
+
+  // -- after a new slate: the score aloud, the screen awake -------------------------------------
+  function after() {
+    var el = live();
+    if (!el) return;
+    if (hand !== null && el.dataset.hand !== hand) speak(el.dataset.speech);
+    hand = el.dataset.hand;
+    awake(el.dataset.status === "playing");
+  }
+
+  var speakBox = document.getElementById("slate-speak");
+  function speaking() { try { return localStorage.getItem(SPEAK_KEY) === "1"; } catch (err) { return false; } }
+  if (speakBox) {
+    speakBox.checked = speaking();
+    speakBox.addEventListener("change", function () {
+      try { localStorage.setItem(SPEAK_KEY, speakBox.checked ? "1" : "0"); } catch (err) { /* private mode */ }
+    });
+  }
+  function speak(text) {
+    if (!speaking() || !text || !window.speechSynthesis) return;
+    var said = new SpeechSynthesisUtterance(text);
+    said.lang = page.dataset.lang || document.documentElement.lang || "en";
+    speechSynthesis.cancel();
+    speechSynthesis.speak(said);
+  }
+
+  function awake(playing) {
+    if (!("wakeLock" in navigator)) return;
+    if (playing && !wakeLock && document.visibilityState === "visible") {
+      wakeLock = true;
+      navigator.wakeLock.request("screen").then(function (lock) {
+        wakeLock = lock;
+        lock.addEventListener("release", function () { wakeLock = null; });
+      }, function () { wakeLock = null; });
+    }
+  }
+  document.addEventListener("visibilitychange", function () {
+    if (document.visibilityState === "visible") after();
+  });
+
+  // -- taps --------------------------------------------------------------------------------------
+  function who(button) {
+    var row = button.closest(".slate-player");
+    var name = row && row.querySelector(".slate-name");
+    return name ? name.textContent + ": " + button.textContent : button.textContent;
+  }
+
+  page.addEventListener("click", function (e) {
+    var button = e.target.closest && e.target.closest("button[data-frame]");
+    if (!button) return;
+    var frame = JSON.parse(button.dataset.frame);
+    if (frame.type === "next_rubber") {
+      if (open) socket.send(JSON.stringify(frame));
+      return;
+    }
+    enter(frame, who(button));
+    button.classList.add("is-entered");
+  });
+
+  // A double tap on a player's name knocks for her, as at the app's tables.
+  var lastTap = null;
+  page.addEventListener("click", function (e) {
+    var name = e.target.closest && e.target.closest(".slate-name");
+    if (!name) { lastTap = null; return; }
+    var now = Date.now();
+    if (lastTap && lastTap.el === name && now - lastTap.t < 400) {
+      lastTap = null;
+      if (name.dataset.knock) enter(JSON.parse(name.dataset.knock), name.textContent + ": knock");
+      return;
+    }
+    lastTap = { el: name, t: now };
+  });
+
+  var first = live();
+  if (first) { version = +first.dataset.version; hand = first.dataset.hand; }
+  show();
+  connect();
+  after();
+})();

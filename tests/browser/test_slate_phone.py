@@ -1,0 +1,182 @@
+"""A slate table on a phone (360 by 740): real cards at the pub, the app keeps the slate.
+
+The seeded members are named apart from the other browser tests' (one database for all of them:
+test_table_phone signs "anna" up).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from tests.browser.conftest import Phones
+
+pytestmark = pytest.mark.browser
+
+expect: Any = None
+
+
+@pytest.fixture(autouse=True)
+def _expect() -> None:
+    global expect
+    from playwright.sync_api import expect as playwright_expect
+
+    expect = playwright_expect
+
+
+def row(page: Any, name: str) -> Any:
+    return page.locator(".slate-player").filter(has=page.locator(".slate-name", has_text=name))
+
+
+def tap(page: Any, name: str, act: str) -> None:
+    """Tap one of the player's buttons and wait until the server has counted it."""
+    before = slate_version(page)
+    row(page, name).locator(f".act-{act}").click()
+    expect(page.locator("#slate-live")).not_to_have_attribute("data-version", str(before))
+    expect(page.locator("#slate-pending li")).to_have_count(0)
+
+
+def slate_version(page: Any) -> int:
+    return int(page.locator("#slate-live").get_attribute("data-version") or -1)
+
+
+def lives(page: Any, name: str) -> int:
+    return int(row(page, name).locator(".tally").get_attribute("data-lives") or -1)
+
+
+def answer_all(page: Any) -> None:
+    """Every answer the slate awaits (poverty's or a knock's), one tap each: stays."""
+    while page.locator(".slate-player.is-due .act-stay").count():
+        due = page.locator(".slate-player.is-due").first
+        name = due.locator(".slate-name").inner_text()
+        tap(page, name, "stay")
+
+
+def test_a_whole_kroeg_rubber_on_one_phone_with_four_players(phones: Phones) -> None:
+    server = phones.server
+    kroeg = {"starting_lives": 4, "poverty": "stake_two_poor_leads",
+             "response_order": "simultaneous", "challenge_scoring": "each_challenger"}  # fmt: skip
+    table = server.seed(
+        people=["sanne", "bas"], guests=["Cas", "Dirk"], rules=kroeg, slate="creator"
+    )
+    page = phones.open(session=table["people"]["sanne"])
+    page.goto(f"{server.url}/s/{table['code']}/")
+    expect(page.locator(".slate-player")).to_have_count(4)
+    phones.shot(page, "slate")
+    # Bram exchanges, Cas challenges and the cards were not clean: Bram loses a life.
+    tap(page, "bas", "exchange")
+    page.locator(".act-challenge", has_text="Cas challenges bas: not clean").click()
+    expect(page.locator(".slate-said")).to_contain_text("Cas challenges bas: not clean")
+    assert lives(page, "bas") == 3
+    # Anna knocks with a double tap on her name; the others answer in any order.
+    row(page, "sanne").locator(".slate-name").dblclick()
+    expect(page.locator(".slate-said")).to_contain_text("sanne knocks")
+    expect(page.locator(".stake")).to_have_text("Stake 2")
+    tap(page, "Dirk", "fold")
+    tap(page, "bas", "stay")
+    tap(page, "Cas", "stay")
+    phones.shot(page, "answered")
+    tap(page, "sanne", "last_trick")
+    # The next hand started at once: bas and Cas paid the stake, Dirk the stake he folded at.
+    expect(page.locator("#slate-live")).to_have_attribute("data-hand", "1/2")
+    assert [lives(page, n) for n in ("sanne", "bas", "Cas", "Dirk")] == [4, 1, 2, 3]
+    # Hands until the rubber ends (first out): sanne takes every last trick.
+    for _ in range(10):
+        if page.locator(".slate-over").count():
+            break
+        answer_all(page)
+        tap(page, "sanne", "last_trick")
+    expect(page.locator(".slate-over")).to_contain_text("The rubber is over.")
+    expect(page.locator(".slate-over")).to_contain_text("bas")
+    phones.shot(page, "rubber-over")
+
+
+def test_undo_steps_back_through_a_hand_and_into_the_last_finished_one(phones: Phones) -> None:
+    server = phones.server
+    table = server.seed(
+        people=["sanne", "bas", "cor"], rules={"starting_lives": 5}, slate="creator"
+    )
+    page = phones.open(session=table["people"]["sanne"])
+    page.goto(f"{server.url}/s/{table['code']}/")
+    tap(page, "bas", "knock")
+    tap(page, "sanne", "stay")
+    tap(page, "cor", "fold")
+    tap(page, "bas", "last_trick")
+    expect(page.locator("#slate-live")).to_have_attribute("data-hand", "1/2")
+    assert [lives(page, n) for n in ("sanne", "bas", "cor")] == [3, 5, 4]
+    before = slate_version(page)
+    page.locator(".slate-undo").click()
+    expect(page.locator("#slate-live")).to_have_attribute("data-hand", "1/1")
+    assert slate_version(page) > before
+    # The hand is open again as it was before its last trick: cas's fold has cost her a life.
+    assert [lives(page, n) for n in ("sanne", "bas", "cor")] == [5, 5, 4]
+    expect(page.locator(".slate-said li")).to_have_count(3)
+    for left in (2, 1, 0):
+        page.locator(".slate-undo").click()
+        expect(page.locator(".slate-said li")).to_have_count(left)
+    assert [lives(page, n) for n in ("sanne", "bas", "cor")] == [5, 5, 5]
+    phones.shot(page, "undone")
+    # The same hand again gives the same slate.
+    tap(page, "bas", "knock")
+    tap(page, "sanne", "stay")
+    tap(page, "cor", "fold")
+    tap(page, "bas", "last_trick")
+    assert [lives(page, n) for n in ("sanne", "bas", "cor")] == [3, 5, 4]
+
+
+def test_a_hand_entered_offline_is_counted_when_the_phone_is_back(phones: Phones) -> None:
+    """The pub's wifi drops: the phone keeps taking entries, shows them as entered and not yet
+    counted, and sends them in order once back; one the rules refuse then says why."""
+    from games.engine import Action, HouseRules
+    from games.engine.hand import Hand
+
+    server = phones.server
+    rules = {"starting_lives": 5, "voluntary_fold": True}
+    table = server.seed(people=["sanne", "bas", "cor"], rules=rules, slate="creator")
+    page = phones.open(session=table["people"]["sanne"])
+    wifi = {"up": True}
+    routes: list[Any] = []
+
+    def route(ws: Any) -> None:
+        if not wifi["up"]:
+            ws.close(code=1011)
+            return
+        routes.append(ws)
+        upstream = ws.connect_to_server()
+        ws.on_message(lambda message: upstream.send(message) if wifi["up"] else None)
+        upstream.on_message(lambda message: ws.send(message) if wifi["up"] else None)
+
+    page.route_web_socket(re.compile(r"/ws/slates/"), route)
+    page.goto(f"{server.url}/s/{table['code']}/")
+    expect(page.locator("#slate-live")).to_have_attribute("data-status", "playing")
+    dealer = page.locator(".slate-player").filter(has=page.locator(".badge", has_text="deals"))
+    assert dealer.count() == 1
+    wifi["up"] = False
+    routes[-1].close(code=1011)
+    expect(page.locator("#slate-offline")).to_be_visible()
+    # A whole hand, offline: cor folds of her own accord, then bas takes the last trick; and
+    # a knock by sanne, which the rules will refuse once the hand is over.
+    row(page, "cor").locator(".act-fold").click()
+    row(page, "bas").locator(".act-last_trick").click()
+    row(page, "sanne").locator(".act-knock").click()
+    expect(page.locator("#slate-pending li")).to_have_count(3)
+    expect(page.locator("#slate-pending li").first).to_contain_text("entered, not yet counted")
+    assert lives(page, "cor") == 5  # nothing is worked out in the phone
+    phones.shot(page, "offline")
+    # The phone keeps them through a reload too (localStorage).
+    page.reload()
+    expect(page.locator("#slate-pending li")).to_have_count(3)
+    wifi["up"] = True
+    expect(page.locator("#slate-pending li")).to_have_count(0, timeout=15_000)
+    expect(page.locator("#slate-offline")).to_be_hidden()
+    expect(page.locator("#slate-live")).to_have_attribute("data-hand", "1/2")
+    expect(page.locator("#slate-refused li")).to_have_count(1)
+    expect(page.locator("#slate-refused li")).to_contain_text("sanne: ")
+    phones.shot(page, "back")
+    # The lives are the engine's for those entries, in that order.
+    hand = Hand.slate_hand(HouseRules(**rules), [5, 5, 5], 0, players=["sanne", "bas", "cor"])
+    hand.apply(Action(2, "fold"))
+    hand.apply(Action(1, "last_trick"))
+    assert [lives(page, n) for n in ("sanne", "bas", "cor")] == hand.lives
