@@ -73,6 +73,7 @@ INSTALLED_APPS = [
     "accounts",
     "clubs",
     "games",
+    "nights",
 ]
 
 MIDDLEWARE = [
