@@ -432,3 +432,26 @@ def test_nothing_of_a_hand_under_way_reaches_any_page_or_download(klaver: Klaver
     for text in seen:
         for secret in secrets + compact:
             assert secret not in text
+
+
+@pytest.mark.parametrize(
+    ("language", "words"),
+    [
+        ("nl", ("Rondjes tegoed", "Afgelopen potjes", "Stand")),
+        ("de", ("Geschuldete Lagen", "Beendete Partien", "Klopfkönig")),
+        ("en", ("Rounds owed", "Rubbers finished", "Toepkoning")),
+    ],
+)
+def test_the_nights_page_speaks_dutch_german_and_english(
+    klaver: Klaver, language: str, words: tuple[str, ...]
+) -> None:
+    night, table = played_night(klaver, rubbers=1)
+    hand = PlayedHand.objects.filter(rubber__table=table, complete=True).first()
+    client = klaver.bram.client()
+    client.cookies["django_language"] = language
+    html = client.get(url(klaver, f"nights/{night.pk}/"), HTTP_ACCEPT_LANGUAGE=language)
+    for word in words:
+        assert word in html.content.decode()
+    replay = client.get(url(klaver, f"hands/{hand.pk}/"), HTTP_ACCEPT_LANGUAGE=language)
+    deal = {"nl": "Het delen", "de": "Das Geben", "en": "The deal"}[language]
+    assert deal in replay.content.decode()
