@@ -68,7 +68,7 @@ def night_standings(night: Night) -> list[dict[str, Any]]:
     rows = (
         PlayerRubber.objects.filter(night=night)
         .values("key")
-        .annotate(**_totals(name=Max("name"), user_id=Max("user_id"), is_bot=Max("is_bot")))
+        .annotate(**_totals(name=Max("name"), user_id=Max("user_id")))
         .order_by("-won", "lost", "lives_lost", "name")
     )
     return list(rows)

@@ -75,9 +75,11 @@ def settings_for(club: Club) -> ClubNights:
 def _lock_club(club_id: int) -> ClubNights:
     """The club's settings row, locked: rubber ends of one club are booked one after another,
     so the Toepkoning is crowned once and each rating moves from the one before."""
+    for conf in ClubNights.objects.select_for_update().filter(club_id=club_id):
+        return conf
     try:
         with transaction.atomic():
-            ClubNights.objects.get_or_create(club_id=club_id)
+            ClubNights.objects.create(club_id=club_id)
     except IntegrityError:
         pass  # made by a rubber that ended at the same moment
     return ClubNights.objects.select_for_update().get(club_id=club_id)
@@ -272,7 +274,7 @@ def record_rubber(rubber: Rubber, table: Table, last: PlayedHand, now: datetime)
     conf = _lock_club(table.club_id)
     participants = list(RubberPlayer.objects.filter(rubber=rubber).select_related("guest"))
     earlier = PlayedHand.objects.filter(rubber=rubber, complete=True).exclude(pk=last.pk)
-    hands = [*earlier.values_list("seats", "record"), (last.seats, last.record)]
+    hands = [*earlier.order_by("number").values_list("seats", "record"), (last.seats, last.record)]
     seated = _seated(rubber, participants, hands)
     nights = {}
     if table.night_id is not None:
