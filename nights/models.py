@@ -296,3 +296,44 @@ class Rating(models.Model):
     def ordinal(self) -> float:
         """What the standings sort by: the rating less three times its uncertainty."""
         return self.mu - 3 * self.sigma
+
+
+class PlayerDay(models.Model):
+    """A member's figures summed over one day of the club (the club's time zone): what season
+    standings add up, a few thousand rows a year instead of every rubber. Kept with the
+    figures: written by the same booking, rebuilt by the same rebuild."""
+
+    club = models.ForeignKey(
+        "clubs.Club", verbose_name=_("club"), on_delete=models.CASCADE, related_name="+"
+    )
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("member"),
+        on_delete=models.CASCADE,
+        related_name="+",
+    )
+    day = models.DateField(_("day"))
+    rubbers = models.PositiveIntegerField(_("rubbers"), default=0)
+    won = models.PositiveIntegerField(_("won"), default=0)
+    survived = models.PositiveIntegerField(_("survived"), default=0)
+    lost = models.PositiveIntegerField(_("lost"), default=0)
+    lives_lost = models.PositiveIntegerField(_("lives lost"), default=0)
+    hands = models.PositiveIntegerField(_("hands"), default=0)
+    hands_won = models.PositiveIntegerField(_("hands won"), default=0)
+    knocks = models.PositiveIntegerField(_("knocks"), default=0)
+    knocks_won = models.PositiveIntegerField(_("knocks that won"), default=0)
+    folds = models.PositiveIntegerField(_("folds"), default=0)
+    exchanges = models.PositiveIntegerField(_("exchanges"), default=0)
+    challenges = models.PositiveIntegerField(_("challenges"), default=0)
+    challenges_won = models.PositiveIntegerField(_("challenges won"), default=0)
+
+    class Meta:
+        verbose_name = _("member's day")
+        verbose_name_plural = _("members' days")
+        constraints = (
+            models.UniqueConstraint(fields=("club", "user", "day"), name="player_day_once"),
+        )
+        indexes = (models.Index(fields=("club", "day"), name="player_day_club_day"),)
+
+    def __str__(self) -> str:
+        return f"{self.user_id} {self.day}"

@@ -4,19 +4,30 @@ per row) from the booked figures (nights.models) and the stored hands."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import date, datetime, time, timedelta
+from datetime import datetime
 from decimal import Decimal
+from collections.abc import Callable
 from typing import Any
 
 from django.db.models import Count, F, Max, Min, OuterRef, Q, QuerySet, Subquery, Sum
 from django.db.models.functions import TruncMonth
-from django.utils import timezone
+from django.urls import reverse
+from django.utils import formats, timezone
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
 from clubs.models import Club
 from games.models import PlayedHand, RubberPlayer, Table
-from nights.models import ClubNights, Night, Place, PlayerRubber, Rating, Round, Season
+from nights.models import (
+    ClubNights,
+    Night,
+    Place,
+    PlayerDay,
+    PlayerRubber,
+    Rating,
+    Round,
+    Season,
+)
 
 SUMS = ("lives_lost", "hands", "hands_won", "knocks", "knocks_won", "folds", "exchanges")
 MORE = ("challenges", "challenges_won")
@@ -34,6 +45,23 @@ def _totals(**extra: Any) -> dict[str, Any]:
     return totals
 
 
+def player_url(club: Club) -> Callable[[int | None], str]:
+    """A member's page address by her id, reversed once for a whole page (a table of a hundred
+    members would otherwise reverse a hundred times)."""
+    marker = 987654321
+    pattern = reverse("nights:player", args=[club.slug, marker])
+    return lambda user_id: pattern.replace(str(marker), str(user_id)) if user_id else ""
+
+
+def clock(moment: datetime | None) -> str:
+    return timezone.localtime(moment).strftime("%H:%M") if moment is not None else ""
+
+
+def decimal(value: float | Decimal | None, places: int = 2) -> str:
+    """A number in the page's language (0,50 in Dutch), formatted once in Python."""
+    return "" if value is None else formats.number_format(value, decimal_pos=places)
+
+
 def conf_of(club: Club) -> ClubNights:
     """The club's settings, or the defaults when an admin never changed them (a page never
     writes)."""
@@ -48,8 +76,8 @@ class RubberRow:
     rubber_id: int
     number: int
     table: str
-    finished_at: datetime
-    players: list[dict[str, Any]] = field(default_factory=list)
+    time: str
+    players: list[tuple[str, int]] = field(default_factory=list)
 
 
 @dataclass
@@ -65,13 +93,16 @@ class NightPage:
 
 
 def night_standings(night: Night) -> list[dict[str, Any]]:
-    rows = (
+    rows = list(
         PlayerRubber.objects.filter(night=night)
         .values("key")
         .annotate(**_totals(name=Max("name"), user_id=Max("user_id")))
         .order_by("-won", "lost", "lives_lost", "name")
     )
-    return list(rows)
+    url = player_url(night.club)
+    for row in rows:
+        row["url"] = url(row["user_id"])
+    return rows
 
 
 def night_page(night: Night) -> NightPage:
@@ -104,22 +135,22 @@ def night_page(night: Night) -> NightPage:
                 row["rubber_id"],
                 row["rubber__number"],
                 row["rubber__table__code"],
-                row["finished_at"],
+                clock(row["finished_at"]),
             )
-        rubber.players.append(row)
-    rounds = list(
-        Round.objects.filter(night=night).order_by(
-            F("paid_at").asc(nulls_first=True), "owed_at", "pk"
-        )
-    )
+        rubber.players.append((row["name"], row["place"]))
+    rounds = list(Round.objects.filter(night=night).order_by("owed_at", "pk"))
     owed: dict[str, dict[str, Any]] = {}
     for owed_round in rounds:
+        owed_round.time = clock(owed_round.owed_at)  # type: ignore[attr-defined]
+        owed_round.price = decimal(owed_round.amount)  # type: ignore[attr-defined]
         if owed_round.paid_at is None:
             entry = owed.setdefault(
                 owed_round.key, {"name": owed_round.name, "rounds": 0, "amount": Decimal(0)}
             )
             entry["rounds"] += 1
             entry["amount"] += owed_round.amount or 0
+    for entry in owed.values():
+        entry["price"] = decimal(entry["amount"]) if entry["amount"] else ""
     return NightPage(
         night=night,
         standings=standings,
@@ -135,26 +166,17 @@ def night_page(night: Night) -> NightPage:
 # -- seasons and ratings ----------------------------------------------------------------------
 
 
-def day_start(day: date) -> datetime:
-    return timezone.make_aware(datetime.combine(day, time.min))
-
-
-def season_range(season: Season) -> tuple[datetime, datetime]:
-    return day_start(season.starts_on), day_start(season.ends_on + timedelta(days=1))
-
-
 def season_standings(season: Season) -> list[dict[str, Any]]:
-    """Members only (a guest counts once she is one), by points, then points per rubber."""
-    start, end = season_range(season)
+    """Members only (a guest counts once she is one), by points, then points per rubber.
+    Summed from the members' days (nights.models.PlayerDay), not from every rubber."""
     rows = list(
-        PlayerRubber.objects.filter(
-            club=season.club_id,
-            finished_at__gte=start,
-            finished_at__lt=end,
-            user__isnull=False,
+        PlayerDay.objects.filter(
+            club=season.club_id, day__gte=season.starts_on, day__lte=season.ends_on
         )
         .values("user_id")
-        .annotate(**_totals())
+        .annotate(
+            **{name: Sum(name) for name in ("rubbers", "won", "survived", "lost", *SUMS, *MORE)}
+        )
     )
     names = dict(
         User.objects.filter(pk__in=[row["user_id"] for row in rows]).values_list(
@@ -174,7 +196,9 @@ def season_standings(season: Season) -> list[dict[str, Any]]:
         rating.user_id: rating
         for rating in Rating.objects.filter(club=season.club_id, user__in=list(names))
     }
+    url = player_url(season.club)
     for row in rows:
+        row["url"] = url(row["user_id"])
         row["name"] = names.get(row["user_id"]) or usernames.get(row["user_id"], "?")
         row["points"] = (
             row["won"] * season.points_win
@@ -183,6 +207,11 @@ def season_standings(season: Season) -> list[dict[str, Any]]:
         )
         row["per_rubber"] = row["points"] / row["rubbers"] if row["rubbers"] else 0.0
         row["rating"] = ratings.get(row["user_id"])
+        row["per_rubber_text"] = decimal(row["per_rubber"])
+        rating = row["rating"]
+        row["rating_text"] = (
+            f"{decimal(rating.mu, 1)} ± {decimal(rating.sigma, 1)}" if rating is not None else "–"
+        )
     rows.sort(key=lambda r: (-r["points"], -r["per_rubber"], r["name"]))
     return rows
 

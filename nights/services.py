@@ -17,7 +17,7 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -33,6 +33,7 @@ from nights.models import (
     ClubNights,
     Night,
     Place,
+    PlayerDay,
     PlayerRubber,
     Rating,
     Round,
@@ -268,6 +269,52 @@ def _save_ratings(club_id: int, ratings: dict[str, RatingState], keys: Iterable[
     )
 
 
+DAY_SUMS = ("rubbers", "won", "survived", "lost", *FIGURES)
+PLACE_FIELD = {Place.WON: "won", Place.SURVIVED: "survived", Place.LOST: "lost"}
+
+
+def member_days(figures: Iterable[PlayerRubber]) -> dict[tuple[int, date], dict[str, int]]:
+    """The members' figures summed per (member, day of the club's time zone)."""
+    days: dict[tuple[int, date], dict[str, int]] = {}
+    for row in figures:
+        if row.user_id is None:
+            continue
+        day = timezone.localdate(row.finished_at)
+        sums = days.setdefault((row.user_id, day), dict.fromkeys(DAY_SUMS, 0))
+        sums["rubbers"] += 1
+        sums[PLACE_FIELD[Place(row.place)]] += 1
+        for name in FIGURES:
+            sums[name] += getattr(row, name)
+    return days
+
+
+def _add_days(club_id: int, days: dict[tuple[int, date], dict[str, int]]) -> None:
+    """Add to the members' days in one statement (an insert that adds to a day already there:
+    `ON CONFLICT DO UPDATE`, which PostgreSQL and SQLite both speak)."""
+    if not days:
+        return
+    meta = PlayerDay._meta
+    quote = connection.ops.quote_name
+    columns = ["club_id", "user_id", "day", *DAY_SUMS]
+    names = ", ".join(quote(meta.get_field(c.removesuffix("_id")).column) for c in columns)
+    row = "(" + ", ".join(["%s"] * len(columns)) + ")"
+    adds = ", ".join(
+        f"{quote(name)} = {quote(meta.db_table)}.{quote(name)} + EXCLUDED.{quote(name)}"
+        for name in DAY_SUMS
+    )
+    keys = ", ".join(quote(meta.get_field(c).column) for c in ("club", "user", "day"))
+    params: list[Any] = []
+    for (user_id, day), sums in days.items():
+        params += [club_id, user_id, day, *(sums[name] for name in DAY_SUMS)]
+    sql = (
+        f"INSERT INTO {quote(meta.db_table)} ({names}) VALUES "
+        + ", ".join([row] * len(days))
+        + f" ON CONFLICT ({keys}) DO UPDATE SET {adds}"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+
+
 def record_rubber(rubber: Rubber, table: Table, last: PlayedHand, now: datetime) -> None:
     """Book a finished rubber, in the transaction that ended it (a handful of statements).
     `last` is its last hand as the action left it: its record is not written yet."""
@@ -287,6 +334,7 @@ def record_rubber(rubber: Rubber, table: Table, last: PlayedHand, now: datetime)
     }
     out = settle(rubber, table.club_id, night, seated, ratings, conf.round_amount)
     PlayerRubber.objects.bulk_create(out.figures)
+    _add_days(table.club_id, member_days(out.figures))
     _save_ratings(table.club_id, ratings, keys)
     if night is None:
         return
@@ -325,6 +373,7 @@ def rebuild(club: Club) -> int:
     with transaction.atomic():
         conf = _lock_club(club.pk)
         PlayerRubber.objects.filter(club=club).delete()
+        PlayerDay.objects.filter(club=club).delete()
         Rating.objects.filter(club=club).delete()
         Night.objects.filter(club=club).update(
             king_key="", king_name="", king_user=None, crowned_at=None
@@ -362,6 +411,13 @@ def rebuild(club: Club) -> int:
                     counts[winner.key] += 1
                     _crown(night, winner, counts[winner.key], conf.king_wins, finished)
         PlayerRubber.objects.bulk_create(figures, batch_size=2000)
+        PlayerDay.objects.bulk_create(
+            (
+                PlayerDay(club=club, user_id=user_id, day=day, **sums)
+                for (user_id, day), sums in member_days(figures).items()
+            ),
+            batch_size=2000,
+        )
         Round.objects.bulk_create(rounds, batch_size=2000)
         _save_ratings(club.pk, ratings, sorted(ratings))
         crowned = [n for n in nights.values() if n.king_key]

@@ -14,11 +14,7 @@ urlpatterns = [
     path(f"{club}nights/<int:pk>/live/", views.night_live, name="live"),
     path(f"{club}nights/<int:pk>/screen/", views.night_screen, name="screen"),
     path(f"{club}nights/<int:pk>/close/", views.night_close, name="close"),
-    path(
-        f"{club}nights/<int:pk>/rounds/<int:round_id>/paid/",
-        views.round_paid,
-        name="round_paid",
-    ),
+    path(f"{club}nights/<int:pk>/rounds/paid/", views.round_paid, name="round_paid"),
     path(f"{club}nights/<int:pk>/standings.csv", views.night_csv, name="night_csv"),
     path(f"{club}seasons/", views.seasons, name="seasons"),
     path(f"{club}seasons/<int:pk>/", views.season_detail, name="season"),

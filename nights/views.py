@@ -17,6 +17,7 @@ from django.http import (
     StreamingHttpResponse,
 )
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
@@ -105,6 +106,7 @@ def _night_context(request: HttpRequest, club: Club, me: Membership, night: Nigh
         "me": me,
         "night": night,
         "page": page,
+        "hands_url": reverse("nights:hands", args=[club.slug]),
         "may_close": night.is_open
         and (services.may_open_nights(me, conf) or night.opened_by_id == me.user_id),
     }
@@ -152,9 +154,12 @@ def _back_to_night(
 
 
 @require_POST
-def round_paid(request: HttpRequest, slug: str, pk: int, round_id: int) -> HttpResponse:
+def round_paid(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """A round ticked as paid: the night's one form, the round named by its button."""
     club, me = get_club_for_member(request, slug)
     night = _night(club, pk)
+    raw = request.POST.get("round", "")
+    round_id = int(raw) if raw.isdigit() and len(raw) < 12 else None
     try:
         services.tick_round(night, round_id, me.user)
     except services.NightError as error:
@@ -254,7 +259,7 @@ def seasons(request: HttpRequest, slug: str) -> HttpResponse:
 @require_GET
 def season_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     club, me = get_club_for_member(request, slug)
-    season = get_object_or_404(Season, club=club, pk=pk)
+    season = get_object_or_404(Season.objects.select_related("club"), club=club, pk=pk)
     return render(
         request,
         "nights/season.html",
@@ -270,7 +275,7 @@ def season_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 @require_GET
 def season_csv(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     club, _me = get_club_for_member(request, slug)
-    season = get_object_or_404(Season, club=club, pk=pk)
+    season = get_object_or_404(Season.objects.select_related("club"), club=club, pk=pk)
     rows = [
         [row["name"], row["points"], f"{row['per_rubber']:.2f}"]
         + [row[name] or 0 for name, _label in STANDING_COLUMNS]

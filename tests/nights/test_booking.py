@@ -12,7 +12,7 @@ from clubs.models import Membership
 from games.models import PlayedHand, RubberPlayer, Table
 from nights import services
 from nights.figures import hand_tallies, replayed
-from nights.models import ClubNights, Night, Place, PlayerRubber, Rating, Round
+from nights.models import ClubNights, Night, Place, PlayerDay, PlayerRubber, Rating, Round
 from tests.nights.conftest import Klaver, next_rubber, open_table, play_rubber, play_until_hand
 
 pytestmark = pytest.mark.django_db
@@ -173,9 +173,19 @@ def test_ratings_move_after_each_rubber_and_the_winner_gains(klaver: Klaver) -> 
     assert all(r.sigma < 25 / 3 for r in ratings.values())
 
 
+def days_snapshot(klaver: Klaver) -> list[tuple]:
+    return sorted(
+        PlayerDay.objects.filter(club=klaver.club).values_list(
+            "user_id", "day", "rubbers", "won", "survived", "lost", "lives_lost", "hands", "knocks"
+        )
+    )
+
+
 def test_rebuilding_from_the_records_gives_the_same_figures(klaver: Klaver) -> None:
     ClubNights.objects.create(club=klaver.club, king_wins=2)
     night, _ = a_night_of_rubbers(klaver, rubbers=4)
+    days = days_snapshot(klaver)
+    assert days
     services.tick_round(night, Round.objects.filter(night=night).first().pk, klaver.bram.user)
     before = figures_snapshot(klaver)
     ratings = sorted(Rating.objects.values_list("key", "mu", "sigma", "rubbers"))
@@ -184,12 +194,14 @@ def test_rebuilding_from_the_records_gives_the_same_figures(klaver: Klaver) -> N
     rounds = sorted(Round.objects.values_list("participant_id", "paid_at"))
 
     PlayerRubber.objects.all().delete()
+    PlayerDay.objects.all().delete()
     Rating.objects.all().delete()
     Night.objects.update(king_key="", king_name="", crowned_at=None)
     out = StringIO()
     call_command("rebuild_standings", stdout=out)
 
     assert figures_snapshot(klaver) == before
+    assert days_snapshot(klaver) == days
     assert sorted(Rating.objects.values_list("key", "mu", "sigma", "rubbers")) == ratings
     night.refresh_from_db()
     assert (night.king_key, night.king_name, night.crowned_at) == king
@@ -235,3 +247,30 @@ def test_a_failure_in_the_booking_never_stops_the_table(klaver: Klaver, monkeypa
     monkeypatch.undo()
     call_command("rebuild_standings", stdout=StringIO())
     assert PlayerRubber.objects.count() == 4
+
+
+def test_a_members_days_add_up_to_her_rubbers(klaver: Klaver) -> None:
+    from django.db.models import Count, Q, Sum
+
+    a_night_of_rubbers(klaver, rubbers=3)
+    # and a table of its own after the night closed
+    services.close_night(admin(klaver), Night.objects.get())
+    table = open_table(klaver.club, klaver.bram, [klaver.cas, klaver.dirk])
+    play_rubber(table, {0: klaver.bram, 1: klaver.cas, 2: klaver.dirk}, seed=5)
+    for player in (klaver.anna, klaver.bram, klaver.cas, klaver.dirk):
+        rubbers = PlayerRubber.objects.filter(user=player.user).aggregate(
+            rubbers=Count("id"),
+            won=Count("id", filter=Q(place=Place.WON)),
+            lost=Count("id", filter=Q(place=Place.LOST)),
+            hands=Sum("hands"),
+            knocks=Sum("knocks"),
+        )
+        days = PlayerDay.objects.filter(user=player.user).aggregate(
+            rubbers=Sum("rubbers"),
+            won=Sum("won"),
+            lost=Sum("lost"),
+            hands=Sum("hands"),
+            knocks=Sum("knocks"),
+        )
+        assert days == rubbers, player.name
+    assert not PlayerDay.objects.filter(user__isnull=True).exists()

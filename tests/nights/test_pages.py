@@ -73,13 +73,13 @@ def test_a_round_ticked_as_paid_is_paid_and_a_second_tick_is_refused(klaver: Kla
     night, _ = played_night(klaver)
     owed = Round.objects.filter(night=night).first()
     client = klaver.cas.client()
-    path = url(klaver, f"nights/{night.pk}/rounds/{owed.pk}/paid/")
-    first = client.post(path, HTTP_HX_REQUEST="true")
+    path = url(klaver, f"nights/{night.pk}/rounds/paid/")
+    first = client.post(path, {"round": owed.pk}, HTTP_HX_REQUEST="true")
     assert first.status_code == 200
     owed.refresh_from_db()
     paid_at = owed.paid_at
     assert paid_at is not None and owed.paid_by == klaver.cas.user
-    second = client.post(path, HTTP_HX_REQUEST="true")
+    second = client.post(path, {"round": owed.pk}, HTTP_HX_REQUEST="true")
     assert "ticked as paid already" in second.content.decode()
     owed.refresh_from_db()
     assert owed.paid_at == paid_at
@@ -90,10 +90,11 @@ def test_a_round_of_another_night_cannot_be_ticked_from_this_one(klaver: Klaver)
     services.close_night(membership(klaver, klaver.anna), night)
     other = services.open_night(membership(klaver, klaver.anna))
     owed = Round.objects.filter(night=night).first()
-    response = klaver.bram.client().post(
-        url(klaver, f"nights/{other.pk}/rounds/{owed.pk}/paid/"), follow=True
-    )
-    assert "There is no such round." in response.content.decode()
+    client = klaver.bram.client()
+    path = url(klaver, f"nights/{other.pk}/rounds/paid/")
+    for forged in (owed.pk, "abc", "", "-1", "99999999999999"):
+        response = client.post(path, {"round": forged}, follow=True)
+        assert "There is no such round." in response.content.decode()
     owed.refresh_from_db()
     assert owed.paid_at is None
 
@@ -105,9 +106,9 @@ def test_ticking_a_round_needs_a_post_with_the_csrf_token(klaver: Klaver) -> Non
     owed = Round.objects.filter(night=night).first()
     client = Client(enforce_csrf_checks=True)
     client.force_login(klaver.bram.user)
-    path = url(klaver, f"nights/{night.pk}/rounds/{owed.pk}/paid/")
+    path = url(klaver, f"nights/{night.pk}/rounds/paid/")
     assert client.get(path).status_code == 405
-    assert client.post(path).status_code == 403
+    assert client.post(path, {"round": owed.pk}).status_code == 403
     owed.refresh_from_db()
     assert owed.paid_at is None
 
