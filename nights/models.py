@@ -88,6 +88,8 @@ class Night(models.Model):
         related_name="nights_as_king",
     )
     crowned_at = models.DateTimeField(_("crowned"), null=True, blank=True)
+    # Rubbers won this night per player key, counted as they end (the Toepkoning's race).
+    wins = models.JSONField(_("rubbers won"), default=dict, blank=True)
     # Bumped whenever what the night's page shows changes (a rubber ends, a round is paid).
     version = models.PositiveIntegerField(_("version"), default=0)
 

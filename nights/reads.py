@@ -3,10 +3,10 @@ per row) from the booked figures (nights.models) and the stored hands."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
-from collections.abc import Callable
 from typing import Any
 
 from django.db.models import Count, F, Max, Min, OuterRef, Q, QuerySet, Subquery, Sum
@@ -210,7 +210,9 @@ def season_standings(season: Season) -> list[dict[str, Any]]:
         row["per_rubber_text"] = decimal(row["per_rubber"])
         rating = row["rating"]
         row["rating_text"] = (
-            f"{decimal(rating.mu, 1)} ± {decimal(rating.sigma, 1)}" if rating is not None else "–"
+            f"{decimal(rating.mu, 1)} ± {decimal(rating.sigma, 1)}"
+            if rating is not None
+            else "\u2013"
         )
     rows.sort(key=lambda r: (-r["points"], -r["per_rubber"], r["name"]))
     return rows

@@ -10,7 +10,6 @@ figures. Views show a NightError's message to whoever asked; nothing is changed 
 from __future__ import annotations
 
 import logging
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
@@ -306,8 +305,9 @@ def _add_days(club_id: int, days: dict[tuple[int, date], dict[str, int]]) -> Non
     params: list[Any] = []
     for (user_id, day), sums in days.items():
         params += [club_id, user_id, day, *(sums[name] for name in DAY_SUMS)]
+    # Only the model's own quoted names go into the SQL; every value is a parameter.
     sql = (
-        f"INSERT INTO {quote(meta.db_table)} ({names}) VALUES "
+        f"INSERT INTO {quote(meta.db_table)} ({names}) VALUES "  # noqa: S608
         + ", ".join([row] * len(days))
         + f" ON CONFLICT ({keys}) DO UPDATE SET {adds}"
     )
@@ -342,8 +342,9 @@ def record_rubber(rubber: Rubber, table: Table, last: PlayedHand, now: datetime)
         Round.objects.bulk_create(out.rounds)
     winner = _winner(seated)
     changed = ["version"]
-    if winner is not None and not night.king_key:
-        wins = PlayerRubber.objects.filter(night=night, key=winner.key, place=Place.WON).count()
+    if winner is not None:
+        night.wins[winner.key] = wins = night.wins.get(winner.key, 0) + 1
+        changed.append("wins")
         if _crown(night, winner, wins, conf.king_wins, rubber.finished_at or now):
             changed += ["king_key", "king_name", "king_user", "crowned_at"]
     night.version = F("version") + 1
@@ -376,7 +377,7 @@ def rebuild(club: Club) -> int:
         PlayerDay.objects.filter(club=club).delete()
         Rating.objects.filter(club=club).delete()
         Night.objects.filter(club=club).update(
-            king_key="", king_name="", king_user=None, crowned_at=None
+            king_key="", king_name="", king_user=None, crowned_at=None, wins={}
         )
         nights = {n.pk: n for n in Night.objects.filter(club=club)}
         tables = {t.pk: t for t in Table.objects.filter(club=club).only("pk", "club", "night")}
@@ -389,7 +390,6 @@ def rebuild(club: Club) -> int:
             players.setdefault(participant.rubber_id, []).append(participant)
         owed = set(Round.objects.filter(night__club=club).values_list("participant_id", flat=True))
         ratings: dict[str, RatingState] = {}
-        wins: dict[int, Counter[str]] = {}
         figures: list[PlayerRubber] = []
         rounds: list[Round] = []
         for start in range(0, len(rubbers), 500):
@@ -407,9 +407,8 @@ def rebuild(club: Club) -> int:
                 rounds += [r for r in out.rounds if r.participant.pk not in owed]
                 winner = _winner(seated)
                 if night is not None and winner is not None:
-                    counts = wins.setdefault(night.pk, Counter())
-                    counts[winner.key] += 1
-                    _crown(night, winner, counts[winner.key], conf.king_wins, finished)
+                    night.wins[winner.key] = wins = night.wins.get(winner.key, 0) + 1
+                    _crown(night, winner, wins, conf.king_wins, finished)
         PlayerRubber.objects.bulk_create(figures, batch_size=2000)
         PlayerDay.objects.bulk_create(
             (
@@ -420,8 +419,10 @@ def rebuild(club: Club) -> int:
         )
         Round.objects.bulk_create(rounds, batch_size=2000)
         _save_ratings(club.pk, ratings, sorted(ratings))
-        crowned = [n for n in nights.values() if n.king_key]
-        Night.objects.bulk_update(crowned, ["king_key", "king_name", "king_user", "crowned_at"])
+        played = [n for n in nights.values() if n.wins]
+        Night.objects.bulk_update(
+            played, ["king_key", "king_name", "king_user", "crowned_at", "wins"], batch_size=500
+        )
         Night.objects.filter(club=club).update(version=F("version") + 1)
         return len(rubbers)
 

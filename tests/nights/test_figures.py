@@ -111,3 +111,13 @@ def test_a_player_who_knocks_only_to_win_is_a_lijntoeper_and_one_who_loses_them_
     middling = styles({**base, "knocks": 12, "knocks_won": 6})
     assert STYLES["lijntoeper"] not in middling and STYLES["bluffer"] not in middling
     assert styles({"hands": 3, "knocks": 1, "knocks_won": 1}) == []
+
+
+def test_adding_tallies_adds_every_figure() -> None:
+    from nights.figures import FIGURES, Tally
+
+    one = Tally(**{name: index + 1 for index, name in enumerate(FIGURES)})
+    total = Tally()
+    total.add(one)
+    total.add(one)
+    assert [getattr(total, name) for name in FIGURES] == [2 * (i + 1) for i in range(len(FIGURES))]
