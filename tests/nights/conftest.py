@@ -42,6 +42,20 @@ def clocks(settings: Any) -> None:
 
 
 @pytest.fixture(autouse=True)
+def booking_never_fails(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A rubber's booking that fails is logged and the table plays on (by design); in these
+    tests it must never happen unnoticed."""
+    if request.node.get_closest_marker("booking_may_fail"):
+        return
+    from nights import services as nights_services
+
+    def fail(message: str, *args: Any, **kwargs: Any) -> None:
+        raise AssertionError(message % args)
+
+    monkeypatch.setattr(nights_services.log, "exception", fail)
+
+
+@pytest.fixture(autouse=True)
 def _english() -> Iterator[None]:
     with translation.override("en"):
         yield
