@@ -479,15 +479,39 @@ def rebuild(club: Club) -> int:
 
 
 def reattribute_guest(guest: Guest) -> None:
-    """A guest signed up: what she played counts for her account from now on. The clubs she
-    played in are rebuilt (her guest rating and her member rating become one), and the rounds
-    she owes move to her member key."""
+    """A guest signed up: what she played counts for her account from now on.
+
+    Her account is new, so in each club it has no figures of its own: her guest key becomes
+    her member key everywhere (figures, rating, rounds, the nights' wins and crowns) and her
+    days are added, which is what a rebuild would give, without rebuilding a whole club in the
+    sign-up's request. Should the account have figures already, the club is rebuilt."""
     if guest.user_id is None:
         return
-    Round.objects.filter(key=f"g:{guest.pk}").update(key=f"u:{guest.user_id}")
-    clubs = PlayerRubber.objects.filter(guest=guest).values_list("club_id", flat=True)
-    for club in Club.objects.filter(pk__in=set(clubs)):
-        rebuild(club)
+    old, new = f"g:{guest.pk}", f"u:{guest.user_id}"
+    with transaction.atomic():
+        for club_id in set(
+            PlayerRubber.objects.filter(guest=guest).values_list("club_id", flat=True)
+        ):
+            _lock_club(club_id)
+            if PlayerRubber.objects.filter(club_id=club_id, key=new).exists():
+                rebuild(Club.objects.get(pk=club_id))
+                continue
+            mine = list(PlayerRubber.objects.filter(club_id=club_id, key=old))
+            PlayerRubber.objects.filter(pk__in=[row.pk for row in mine]).update(
+                key=new, user_id=guest.user_id
+            )
+            for row in mine:
+                row.user_id = guest.user_id
+            _add_days(club_id, member_days(mine))
+            Rating.objects.filter(club_id=club_id, key=old).update(key=new, user_id=guest.user_id)
+            night_ids = {row.night_id for row in mine if row.night_id is not None}
+            for night in Night.objects.filter(pk__in=night_ids):
+                if old in night.wins:
+                    night.wins[new] = night.wins.pop(old)
+                if night.king_key == old:
+                    night.king_key, night.king_user_id = new, guest.user_id
+                night.save(update_fields=["wins", "king_key", "king_user"])
+        Round.objects.filter(key=old).update(key=new)
 
 
 # -- nights -----------------------------------------------------------------------------------

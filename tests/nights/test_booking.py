@@ -88,7 +88,6 @@ def test_each_player_of_a_finished_rubber_gets_the_figures_of_its_hands(klaver: 
         assert row.night_id == night.pk
     assert sum(r.hands_won for r in rows.values()) <= len(hands)
     assert [r.place for r in rows.values()].count(Place.LOST) >= 1
-    assert sum(r.knocks for r in rows.values()) > 0, "the driver knocks now and then"
 
 
 def test_the_guest_counts_under_her_guest_key_and_the_members_under_theirs(klaver: Klaver) -> None:
@@ -126,18 +125,32 @@ def test_computer_players_owe_no_round(klaver: Klaver) -> None:
     services.open_night(admin(klaver))
     table = open_table(klaver.club, klaver.anna, [klaver.bram], bots={2: "easy", 3: "easy"})
     players = {0: klaver.anna, 1: klaver.bram}
-    for number in range(3):
+    losers = RubberPlayer.objects.filter(rubber__table=table, lost=True)
+    # The deals are random (drawn from `secrets`): play until a computer player has lost.
+    for number in range(20):
         if number:
             next_rubber(table, klaver.anna)
         play_rubber(table, players, seed=number)
-    bot_losses = RubberPlayer.objects.filter(rubber__table=table, lost=True).exclude(bot_level="")
-    assert bot_losses.exists(), "pick seeds where a computer player loses"
+        if losers.exclude(bot_level="").exists():
+            break
+    bot_losses = losers.exclude(bot_level="")
+    assert bot_losses.exists(), "twenty rubbers and no computer player lost one"
     assert not Round.objects.filter(participant__in=bot_losses).exists()
+    people = losers.filter(bot_level="")
+    assert Round.objects.filter(participant__in=people).count() == people.count()
 
 
 def test_the_first_to_win_the_clubs_number_of_rubbers_is_toepkoning(klaver: Klaver) -> None:
     ClubNights.objects.create(club=klaver.club, king_wins=2)
-    night, _table = a_night_of_rubbers(klaver, rubbers=6)
+    night, table = a_night_of_rubbers(klaver, rubbers=2)
+    players = {0: klaver.anna, 1: klaver.bram, 2: klaver.cas, 3: klaver.guus}
+    # The deals are random: play on until someone has won twice.
+    for number in range(2, 20):
+        night.refresh_from_db()
+        if night.king_key:
+            break
+        next_rubber(table, klaver.anna)
+        play_rubber(table, players, seed=number)
     order = list(
         PlayerRubber.objects.filter(night=night, place=Place.WON)
         .order_by("finished_at", "rubber_id")
@@ -150,9 +163,10 @@ def test_the_first_to_win_the_clubs_number_of_rubbers_is_toepkoning(klaver: Klav
         if wins[key] == 2 and king is None:
             king = key
     night.refresh_from_db()
-    assert king is not None, "six rubbers: someone wins two"
+    assert king is not None, "twenty rubbers and nobody won two"
     assert night.king_key == king
     assert night.king_name
+    assert night.wins == wins
 
 
 def test_no_toepkoning_before_anyone_won_enough(klaver: Klaver) -> None:
@@ -217,12 +231,13 @@ def test_a_hand_under_way_adds_nothing_until_its_rubber_ends(klaver: Klaver) -> 
     assert not Round.objects.exists()
 
 
-def test_a_guest_who_signs_up_counts_for_her_account(
+def test_a_guest_who_signs_up_counts_for_her_account_as_a_rebuild_would_count_her(
     klaver: Klaver, django_capture_on_commit_callbacks
 ) -> None:
     from accounts.models import User
 
-    a_night_of_rubbers(klaver, rubbers=2)
+    ClubNights.objects.create(club=klaver.club, king_wins=1)
+    a_night_of_rubbers(klaver, rubbers=3)
     guest = klaver.guus.guest
     played = PlayerRubber.objects.filter(key=f"g:{guest.pk}").count()
     user = User.objects.create_user(username="guus", password="x-long-password-1")
@@ -231,8 +246,24 @@ def test_a_guest_who_signs_up_counts_for_her_account(
         guest.save(update_fields=["user"])
     assert PlayerRubber.objects.filter(key=f"u:{user.pk}", user=user).count() == played
     assert not PlayerRubber.objects.filter(key=f"g:{guest.pk}").exists()
-    assert Rating.objects.filter(key=f"u:{user.pk}").exists()
+    assert Rating.objects.filter(key=f"u:{user.pk}", user=user).exists()
     assert not Rating.objects.filter(key=f"g:{guest.pk}").exists()
+    assert PlayerDay.objects.filter(user=user).exists()
+    assert not Round.objects.filter(key=f"g:{guest.pk}").exists()
+    moved = (
+        figures_snapshot(klaver),
+        days_snapshot(klaver),
+        sorted(Rating.objects.values_list("key", "user_id", "mu", "sigma", "rubbers")),
+        sorted(Night.objects.values_list("king_key", "king_user_id", "wins")),
+    )
+    call_command("rebuild_standings", stdout=StringIO())
+    rebuilt = (
+        figures_snapshot(klaver),
+        days_snapshot(klaver),
+        sorted(Rating.objects.values_list("key", "user_id", "mu", "sigma", "rubbers")),
+        sorted(Night.objects.values_list("king_key", "king_user_id", "wins")),
+    )
+    assert moved == rebuilt
 
 
 @pytest.mark.booking_may_fail
