@@ -70,6 +70,15 @@ class Table(models.Model):
     rules_json = models.JSONField(_("rules"))
     seat_count = models.PositiveSmallIntegerField(_("seats"))
     allow_spectators = models.BooleanField(_("members may watch"), default=True)
+    # The club night the table was opened in (nights.Night), if one was open then.
+    night = models.ForeignKey(
+        "nights.Night",
+        verbose_name=_("club night"),
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="tables",
+    )
     status = models.CharField(_("status"), max_length=12, choices=Status, default=Status.WAITING)
     # Bumped by every change; each update a phone receives carries it.
     version = models.PositiveIntegerField(_("version"), default=0)

@@ -28,7 +28,7 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
 from clubs.models import Club, HouseRuleProfile, Membership
-from games import events, notices, players
+from games import events, notices, players, signals
 from games.access import is_member
 from games.conf import pace, seconds
 from games.engine import Action, BadRecord, IllegalAction, parse_action
@@ -192,6 +192,8 @@ def create_table(
     with transaction.atomic():
         table = Table.objects.create(
             club=club,
+            # The nights hook: a table opened while the club has a night open belongs to it.
+            night=club.nights.filter(closed_at__isnull=True).first(),
             created_by=user,
             profile=profile,
             profile_name=profile.name if profile is not None else "Classic",
@@ -499,6 +501,10 @@ def _finish_hand(state: TableState, now: datetime) -> None:
     if rubber_row.over:
         players.filter(seat__in=rubber_row.losers).update(lost=True)
         players.filter(seat=rubber_row.winner).update(won=True)
+        # The nights hook: standings, rounds owed and ratings are written in this transaction.
+        signals.rubber_finished.send(
+            sender=Rubber, rubber=rubber_row, table=state.table, hand=row, now=now
+        )
 
 
 # -- actions ------------------------------------------------------------------------------------

@@ -86,6 +86,7 @@ INSTALLED_APPS = [
     "accounts",
     "clubs",
     "games",
+    "nights",
 ]
 
 MIDDLEWARE = [

@@ -18,6 +18,7 @@ urlpatterns = [
     path("i18n/setlang/", account_views.set_language, name="set_language"),
     path("", include("clubs.urls")),
     path("", include("games.urls")),
+    path("", include("nights.urls")),
 ]
 
 # A database out of reach gets a 503 page that says to try again (and a warning, not an error).

@@ -1,0 +1,458 @@
+"""The pages of a club's nights, seasons, players and hands: what members see, what everyone
+else does not, and bad input refused with a clear word and nothing changed."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from clubs.models import Membership
+from games.models import PlayedHand, RubberPlayer, Table
+from nights import services
+from nights.models import ClubNights, Night, Round, Season
+from tests.nights.conftest import Klaver, next_rubber, open_table, play_rubber, play_until_hand
+
+pytestmark = pytest.mark.django_db
+
+
+def membership(klaver: Klaver, player) -> Membership:
+    return Membership.objects.select_related("club", "user").get(club=klaver.club, user=player.user)
+
+
+def played_night(klaver: Klaver, rubbers: int = 2) -> tuple[Night, Table]:
+    night = services.open_night(membership(klaver, klaver.anna))
+    table = open_table(klaver.club, klaver.anna, [klaver.bram, klaver.cas, klaver.guus])
+    players = {0: klaver.anna, 1: klaver.bram, 2: klaver.cas, 3: klaver.guus}
+    for number in range(rubbers):
+        if number:
+            next_rubber(table, klaver.anna)
+        play_rubber(table, players, seed=number)
+    return night, table
+
+
+def url(klaver: Klaver, rest: str) -> str:
+    return f"/clubs/{klaver.club.slug}/{rest}"
+
+
+# -- a night ----------------------------------------------------------------------------------
+
+
+def test_the_nights_page_shows_the_standings_rubbers_and_rounds_owed(klaver: Klaver) -> None:
+    night, _ = played_night(klaver)
+    page = klaver.bram.client().get(url(klaver, f"nights/{night.pk}/"))
+    assert page.status_code == 200
+    html = page.content.decode()
+    for name in ("Anna", "Bram", "Cas", "Guus"):
+        assert name in html
+    assert "Rounds owed" in html
+    assert "Paid:" in html  # a button to tick each round
+    assert html.count('class="place-0"') + html.count('class="place-2"') >= 2
+
+
+def test_the_nights_page_is_a_bounded_number_of_queries(klaver: Klaver) -> None:
+    night, _ = played_night(klaver, rubbers=1)
+    client = klaver.bram.client()
+    client.get(url(klaver, f"nights/{night.pk}/"))
+    with CaptureQueriesContext(connection) as few:
+        client.get(url(klaver, f"nights/{night.pk}/"))
+    table = open_table(klaver.club, klaver.anna, [klaver.bram, klaver.cas, klaver.guus])
+    players = {0: klaver.anna, 1: klaver.bram, 2: klaver.cas, 3: klaver.guus}
+    for number in range(3):
+        if number:
+            next_rubber(table, klaver.anna)
+        play_rubber(table, players, seed=number + 10)
+    with CaptureQueriesContext(connection) as more:
+        client.get(url(klaver, f"nights/{night.pk}/"))
+    assert len(more) == len(few)
+
+
+def test_a_round_ticked_as_paid_is_paid_and_a_second_tick_is_refused(klaver: Klaver) -> None:
+    night, _ = played_night(klaver)
+    owed = Round.objects.filter(night=night).first()
+    client = klaver.cas.client()
+    path = url(klaver, f"nights/{night.pk}/rounds/paid/")
+    first = client.post(path, {"round": owed.pk}, HTTP_HX_REQUEST="true")
+    assert first.status_code == 200
+    owed.refresh_from_db()
+    paid_at = owed.paid_at
+    assert paid_at is not None and owed.paid_by == klaver.cas.user
+    second = client.post(path, {"round": owed.pk}, HTTP_HX_REQUEST="true")
+    assert "ticked as paid already" in second.content.decode()
+    owed.refresh_from_db()
+    assert owed.paid_at == paid_at
+
+
+def test_a_round_of_another_night_cannot_be_ticked_from_this_one(klaver: Klaver) -> None:
+    night, _ = played_night(klaver, rubbers=1)
+    services.close_night(membership(klaver, klaver.anna), night)
+    other = services.open_night(membership(klaver, klaver.anna))
+    owed = Round.objects.filter(night=night).first()
+    client = klaver.bram.client()
+    path = url(klaver, f"nights/{other.pk}/rounds/paid/")
+    for forged in (owed.pk, "abc", "", "-1", "99999999999999"):
+        response = client.post(path, {"round": forged}, follow=True)
+        assert "There is no such round." in response.content.decode()
+    owed.refresh_from_db()
+    assert owed.paid_at is None
+
+
+def test_ticking_a_round_needs_a_post_with_the_csrf_token(klaver: Klaver) -> None:
+    from django.test import Client
+
+    night, _ = played_night(klaver, rubbers=1)
+    owed = Round.objects.filter(night=night).first()
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(klaver.bram.user)
+    path = url(klaver, f"nights/{night.pk}/rounds/paid/")
+    assert client.get(path).status_code == 405
+    assert client.post(path, {"round": owed.pk}).status_code == 403
+    owed.refresh_from_db()
+    assert owed.paid_at is None
+
+
+def test_a_closed_night_shows_what_is_still_owed(klaver: Klaver) -> None:
+    night, _ = played_night(klaver)
+    response = klaver.anna.client().post(url(klaver, f"nights/{night.pk}/close/"), follow=True)
+    assert "The night is closed." in response.content.decode()
+    assert "Still owed when the night closed:" in response.content.decode()
+    night.refresh_from_db()
+    assert night.closed_at is not None
+
+
+def test_a_member_cannot_open_a_night_unless_the_club_allows_it(klaver: Klaver) -> None:
+    client = klaver.bram.client()
+    refused = client.post(url(klaver, "nights/open/"), follow=True)
+    assert "Only the club&#x27;s admins open a night." in refused.content.decode()
+    assert not Night.objects.exists()
+    ClubNights.objects.create(club=klaver.club, members_open_nights=True)
+    client.post(url(klaver, "nights/open/"))
+    assert Night.objects.filter(opened_by=klaver.bram.user).exists()
+
+
+def test_a_second_night_cannot_open_while_one_is_open(klaver: Klaver) -> None:
+    client = klaver.anna.client()
+    client.post(url(klaver, "nights/open/"))
+    again = client.post(url(klaver, "nights/open/"), follow=True)
+    assert "A night is open already" in again.content.decode()
+    assert Night.objects.count() == 1
+
+
+def test_the_big_screen_and_its_live_board_show_the_night(klaver: Klaver) -> None:
+    night, _ = played_night(klaver, rubbers=1)
+    client = klaver.bram.client()
+    screen = client.get(url(klaver, f"nights/{night.pk}/screen/"))
+    assert screen.status_code == 200
+    assert 'hx-trigger="every 5s"' in screen.content.decode()
+    board = client.get(url(klaver, f"nights/{night.pk}/live/?view=screen"))
+    assert board.content.decode().lstrip().startswith('<div id="screen-board"')
+    live = client.get(url(klaver, f"nights/{night.pk}/live/"))
+    assert live.content.decode().lstrip().startswith('<div id="night-live"')
+
+
+def test_the_nights_standings_download_as_csv(klaver: Klaver) -> None:
+    night, _ = played_night(klaver, rubbers=1)
+    response = klaver.bram.client().get(url(klaver, f"nights/{night.pk}/standings.csv"))
+    assert response["Content-Type"].startswith("text/csv")
+    lines = response.content.decode().strip().splitlines()
+    assert lines[0].startswith("Player,Rubbers,Won")
+    assert len(lines) == 5
+
+
+def test_the_settings_refuse_a_toepkoning_out_of_range_and_change_nothing(klaver: Klaver) -> None:
+    client = klaver.anna.client()
+    path = url(klaver, "nights/settings/")
+    for bad in ({"king_wins": "0"}, {"king_wins": "99"}, {"king_wins": "3", "round_amount": "-1"}):
+        response = client.post(path, bad)
+        assert response.status_code == 400
+        assert 'class="errorlist' in response.content.decode()
+    assert not ClubNights.objects.exists()
+    client.post(path, {"king_wins": "4", "round_amount": "0.50"})
+    conf = ClubNights.objects.get()
+    assert (conf.king_wins, str(conf.round_amount)) == (4, "0.50")
+    assert klaver.bram.client().post(path, {"king_wins": "2"}).status_code == 403
+
+
+# -- seasons ----------------------------------------------------------------------------------
+
+
+def test_a_season_gives_standings_by_its_points(klaver: Klaver) -> None:
+    played_night(klaver)
+    from django.utils import timezone
+
+    today = timezone.localdate()
+    response = klaver.anna.client().post(
+        url(klaver, "seasons/"),
+        {
+            "name": "Winter",
+            "starts_on": today.isoformat(),
+            "ends_on": today.isoformat(),
+            "points_win": "3",
+            "points_survive": "1",
+            "points_lose": "0",
+        },
+    )
+    season = Season.objects.get()
+    assert response.status_code == 302
+    page = klaver.bram.client().get(url(klaver, f"seasons/{season.pk}/"))
+    html = page.content.decode()
+    for name in ("Anna", "Bram", "Cas"):
+        assert name in html
+    assert "Guus" not in html  # a guest counts once she is a member
+    csv = klaver.bram.client().get(url(klaver, f"seasons/{season.pk}/standings.csv"))
+    rows = csv.content.decode().strip().splitlines()
+    assert rows[0].startswith("Member,Points,Points per rubber")
+    assert len(rows) == 4
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("ends_on", "2024-01-01", "A season cannot end before it starts."),
+        ("starts_on", "2024-02-31", "Enter a valid date."),
+        ("points_win", "11", "less than or equal to 10"),
+        ("points_lose", "5", "A win must give more points than a loss"),
+        ("name", " ", "This field is required."),
+    ],
+)
+def test_a_bad_season_is_refused_with_a_clear_error(
+    klaver: Klaver, field: str, value: str, message: str
+) -> None:
+    data = {
+        "name": "Winter",
+        "starts_on": "2024-02-01",
+        "ends_on": "2024-03-31",
+        "points_win": "3",
+        "points_survive": "1",
+        "points_lose": "0",
+        field: value,
+    }
+    response = klaver.anna.client().post(url(klaver, "seasons/"), data)
+    assert response.status_code == 400
+    assert message in response.content.decode()
+    assert not Season.objects.exists()
+
+
+def test_only_an_admin_creates_a_season(klaver: Klaver) -> None:
+    response = klaver.bram.client().post(url(klaver, "seasons/"), {"name": "Mine"})
+    assert response.status_code == 403
+    assert not Season.objects.exists()
+
+
+# -- a player ---------------------------------------------------------------------------------
+
+
+def test_a_players_page_shows_her_figures_plots_and_head_to_head(klaver: Klaver) -> None:
+    played_night(klaver, rubbers=3)
+    page = klaver.anna.client().get(url(klaver, f"players/{klaver.bram.user.pk}/"))
+    html = page.content.decode()
+    assert page.status_code == 200
+    assert "<svg" in html and "Rubbers played and won per month" in html
+    assert "Head to head" in html and "Anna" in html and "Cas" in html
+    assert "Lives lost per hand" in html
+    assert f"/clubs/{klaver.club.slug}/hands/" in html
+
+
+def test_a_player_of_no_concern_to_the_club_is_not_found(klaver: Klaver) -> None:
+    response = klaver.anna.client().get(url(klaver, f"players/{klaver.eva.user.pk}/"))
+    assert response.status_code == 404
+
+
+def test_the_players_page_is_a_bounded_number_of_queries(klaver: Klaver) -> None:
+    played_night(klaver, rubbers=1)
+    client = klaver.anna.client()
+    path = url(klaver, f"players/{klaver.bram.user.pk}/")
+    client.get(path)
+    with CaptureQueriesContext(connection) as few:
+        client.get(path)
+    table = open_table(klaver.club, klaver.anna, [klaver.bram, klaver.cas, klaver.dirk])
+    players = {0: klaver.anna, 1: klaver.bram, 2: klaver.cas, 3: klaver.dirk}
+    for number in range(3):
+        if number:
+            next_rubber(table, klaver.anna)
+        play_rubber(table, players, seed=number + 20)
+    with CaptureQueriesContext(connection) as more:
+        client.get(path)
+    assert len(more) == len(few)
+
+
+# -- hands ------------------------------------------------------------------------------------
+
+
+def test_a_finished_hand_replays_step_by_step_to_its_result(klaver: Klaver) -> None:
+    _, table = played_night(klaver, rubbers=1)
+    hand = PlayedHand.objects.filter(rubber__table=table, complete=True).first()
+    client = klaver.bram.client()
+    first = client.get(url(klaver, f"hands/{hand.pk}/")).content.decode()
+    assert "The deal: every hand open" in first
+    # Every card of the deal is on the page, open.
+    for cards in hand.record["hands"]:
+        for card in cards:
+            assert f'data-card="{card}"' in first
+    last = len(hand.record["actions"])
+    end = client.get(url(klaver, f"hands/{hand.pk}/?step={last}"), HTTP_HX_REQUEST="true")
+    html = end.content.decode()
+    assert html.lstrip().startswith('<section id="replay-step"')
+    assert "wins the hand" in html or "Nobody wins the hand." in html
+    assert 'id="replay-next"' not in html
+    middle = client.get(url(klaver, f"hands/{hand.pk}/?step=1")).content.decode()
+    assert 'id="replay-next"' in middle and 'id="replay-prev"' in middle
+
+
+def test_a_hands_record_downloads_and_replays_as_the_hand_ended(klaver: Klaver) -> None:
+    from games.engine import replay
+
+    _, table = played_night(klaver, rubbers=1)
+    hand = PlayedHand.objects.filter(rubber__table=table, complete=True).first()
+    response = klaver.bram.client().get(url(klaver, f"hands/{hand.pk}/record.json"))
+    assert response["Content-Disposition"].startswith("attachment")
+    assert replay(json.loads(response.content)) == hand.result
+
+
+def test_an_admin_downloads_every_hand_as_json_lines(klaver: Klaver) -> None:
+    from games.engine import replay
+
+    _, table = played_night(klaver, rubbers=1)
+    response = klaver.anna.client().get(url(klaver, "hands.jsonl"))
+    lines = b"".join(response.streaming_content).decode().strip().splitlines()
+    hands = PlayedHand.objects.filter(rubber__table=table, complete=True).order_by("pk")
+    assert len(lines) == hands.count()
+    assert [replay(json.loads(line)) for line in lines] == [h.result for h in hands]
+    assert klaver.bram.client().get(url(klaver, "hands.jsonl")).status_code == 403
+
+
+def test_a_guest_sees_the_hands_she_played_and_no_others(klaver: Klaver) -> None:
+    _, table = played_night(klaver, rubbers=1)
+    hers = PlayedHand.objects.filter(rubber__table=table, complete=True).first()
+    other = open_table(klaver.club, klaver.anna, [klaver.bram, klaver.cas])
+    play_rubber(other, {0: klaver.anna, 1: klaver.bram, 2: klaver.cas})
+    not_hers = PlayedHand.objects.filter(rubber__table=other, complete=True).first()
+    guus = klaver.guus.client()
+    assert guus.get(url(klaver, f"hands/{hers.pk}/")).status_code == 200
+    assert guus.get(url(klaver, f"hands/{hers.pk}/record.json")).status_code == 200
+    assert guus.get(url(klaver, f"hands/{not_hers.pk}/")).status_code == 404
+    assert guus.get(url(klaver, f"hands/{not_hers.pk}/record.json")).status_code == 404
+    listed = guus.get(url(klaver, "hands/")).content.decode()
+    assert f"/hands/{hers.pk}/" in listed and f"/hands/{not_hers.pk}/" not in listed
+    for page in ("nights/", f"nights/{table.night_id}/", f"players/{klaver.anna.user.pk}/"):
+        assert guus.get(url(klaver, page)).status_code == 404
+
+
+def test_a_guest_who_was_not_dealt_in_a_hand_of_her_rubber_does_not_see_it(
+    klaver: Klaver,
+) -> None:
+    _, table = played_night(klaver, rubbers=1)
+    rubber = table.rubbers.get()
+    guus_seat = RubberPlayer.objects.get(rubber=rubber, guest=klaver.guus.guest).seat
+    hand = PlayedHand.objects.filter(rubber=rubber, complete=True).first()
+    hand.seats = [s for s in hand.seats if s != guus_seat]
+    hand.save()
+    assert klaver.guus.client().get(url(klaver, f"hands/{hand.pk}/")).status_code == 404
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        "nights/",
+        "nights/{night}/",
+        "nights/{night}/screen/",
+        "nights/{night}/live/",
+        "nights/{night}/standings.csv",
+        "seasons/",
+        "players/{anna}/",
+        "hands/",
+        "hands/{hand}/",
+        "hands/{hand}/record.json",
+        "hands.jsonl",
+    ],
+)
+def test_someone_outside_the_club_gets_404_everywhere(klaver: Klaver, page: str) -> None:
+    night, table = played_night(klaver, rubbers=1)
+    hand = PlayedHand.objects.filter(rubber__table=table, complete=True).first()
+    path = url(klaver, page.format(night=night.pk, anna=klaver.anna.user.pk, hand=hand.pk))
+    assert klaver.eva.client().get(path).status_code == 404
+    from django.test import Client
+
+    assert Client().get(path).status_code == 404
+
+
+def test_another_clubs_night_and_hands_are_not_found_from_this_club(klaver: Klaver) -> None:
+    night, table = played_night(klaver, rubbers=1)
+    hand = PlayedHand.objects.filter(rubber__table=table, complete=True).first()
+    Membership.objects.create(club=klaver.other, user=klaver.bram.user)
+    client = klaver.bram.client()
+    other = f"/clubs/{klaver.other.slug}/"
+    assert client.get(f"{other}nights/{night.pk}/").status_code == 404
+    assert client.get(f"{other}hands/{hand.pk}/").status_code == 404
+    assert client.get(f"{other}hands/{hand.pk}/record.json").status_code == 404
+    assert client.get(f"{other}players/{klaver.anna.user.pk}/").status_code == 404
+    assert client.get(url(klaver, "hands/999999/")).status_code == 404
+    assert client.get(url(klaver, "hands/abc/")).status_code == 404
+    assert client.get(url(klaver, f"hands/{hand.pk}/?step=-3")).status_code == 200
+    assert client.get(url(klaver, f"hands/{hand.pk}/?step=99999999999")).status_code == 200
+
+
+def test_nothing_of_a_hand_under_way_reaches_any_page_or_download(klaver: Klaver) -> None:
+    """A hand is being played: its page and record are not found, and neither its id, nor its
+    cards as dealt, nor its stock appear on any page, list or download of the club."""
+    night, table = played_night(klaver, rubbers=1)
+    next_rubber(table, klaver.anna)
+    play_until_hand(table, {0: klaver.anna, 1: klaver.bram, 2: klaver.cas, 3: klaver.guus})
+    live = PlayedHand.objects.get(rubber__table=table, complete=False)
+    assert live.record["actions"], "under way"
+    admin, guest = klaver.anna.client(), klaver.guus.client()
+    assert admin.get(url(klaver, f"hands/{live.pk}/")).status_code == 404
+    assert admin.get(url(klaver, f"hands/{live.pk}/record.json")).status_code == 404
+    assert guest.get(url(klaver, f"hands/{live.pk}/")).status_code == 404
+    secrets = [json.dumps(cards) for cards in live.record["hands"]]
+    secrets += [json.dumps(live.record["stock"]), f"/hands/{live.pk}/"]
+    seen = []
+    for path in (
+        "nights/",
+        f"nights/{night.pk}/",
+        f"nights/{night.pk}/live/",
+        f"nights/{night.pk}/live/?view=screen",
+        f"nights/{night.pk}/screen/",
+        f"nights/{night.pk}/standings.csv",
+        f"players/{klaver.bram.user.pk}/",
+        "hands/",
+        f"hands/?rubber={live.rubber_id}",
+        "seasons/",
+    ):
+        response = admin.get(url(klaver, path))
+        assert response.status_code == 200, path
+        seen.append(response.content.decode())
+    seen.append(guest.get(url(klaver, "hands/")).content.decode())
+    export = b"".join(admin.get(url(klaver, "hands.jsonl")).streaming_content).decode()
+    seen.append(export)
+    for line in export.splitlines():
+        assert json.loads(line)["hands"] != live.record["hands"]
+    compact = [s.replace(", ", ",") for s in secrets]
+    for text in seen:
+        for secret in secrets + compact:
+            assert secret not in text
+
+
+@pytest.mark.parametrize(
+    ("language", "words"),
+    [
+        ("nl", ("Rondjes tegoed", "Afgelopen potjes", "Stand")),
+        ("de", ("Geschuldete Lagen", "Beendete Partien", "Klopfkönig")),
+        ("en", ("Rounds owed", "Rubbers finished", "Toepkoning")),
+    ],
+)
+def test_the_nights_page_speaks_dutch_german_and_english(
+    klaver: Klaver, language: str, words: tuple[str, ...]
+) -> None:
+    night, table = played_night(klaver, rubbers=1)
+    hand = PlayedHand.objects.filter(rubber__table=table, complete=True).first()
+    client = klaver.bram.client()
+    client.cookies["django_language"] = language
+    html = client.get(url(klaver, f"nights/{night.pk}/"), HTTP_ACCEPT_LANGUAGE=language)
+    for word in words:
+        assert word in html.content.decode()
+    replay = client.get(url(klaver, f"hands/{hand.pk}/"), HTTP_ACCEPT_LANGUAGE=language)
+    deal = {"nl": "Het delen", "de": "Das Geben", "en": "The deal"}[language]
+    assert deal in replay.content.decode()
