@@ -1,0 +1,159 @@
+"""A night at the pub on a 360 by 740 touch phone: what went wrong there, each in a real chromium.
+
+These tests run against a daphne of their own whose laundry stays open for 30 seconds (the
+other browser tests close it after one), so people can pass a phone and tap through it; the
+computer players still act within 0.3 seconds.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.conftest import CHROMIUM, LiveServer, Phones, swipe, version
+from tests.conftest import require_service
+
+pytestmark = pytest.mark.browser
+
+PLAYABLE = "#table-hand .card-button.is-playable"
+WIDTH, HEIGHT = 360, 740
+
+
+@pytest.fixture(scope="module")
+def pub_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    require_service("chromium", CHROMIUM.exists())
+    server = LiveServer(
+        tmp_path_factory.mktemp("pub"),
+        TOEPEN_LAUNDRY_SECONDS="30",
+        TOEPEN_CHALLENGE_SECONDS="30",
+    )
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def pub(browser: Any, pub_server: LiveServer, request: pytest.FixtureRequest) -> Iterator[Phones]:
+    kit = Phones(browser, pub_server, request.node.name)
+    try:
+        yield kit
+    finally:
+        kit.close()
+
+
+def on_screen(page: Any, selector: str) -> None:
+    """`selector` (every match) lies wholly inside the screen, without scrolling."""
+    locator = page.locator(selector)
+    assert locator.count(), f"{selector} is not there"
+    assert page.evaluate("window.scrollY") == 0, "the page was scrolled"
+    for i in range(locator.count()):
+        box = locator.nth(i).bounding_box()
+        assert box is not None, f"{selector} is not shown"
+        assert box["x"] >= 0 and box["x"] + box["width"] <= WIDTH + 0.5, (selector, box)
+        assert box["y"] >= 0 and box["y"] + box["height"] <= HEIGHT + 0.5, (
+            selector,
+            box,
+        )
+
+
+def nothing_clipped(page: Any, selector: str) -> None:
+    """No text in `selector` is cut off: each box shows all it holds."""
+    clipped = page.evaluate(
+        """(sel) => [...document.querySelectorAll(sel)].filter(
+             (el) => el.scrollHeight > el.clientHeight + 1 || el.scrollWidth > el.clientWidth + 1
+           ).map((el) => el.className + ": " + el.textContent.trim().slice(0, 60))""",
+        selector,
+    )
+    assert clipped == [], clipped
+
+
+def wait_for(page: Any, check: Any, what: str, timeout: float = 20) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, what
+        page.wait_for_timeout(100)
+
+
+def lagging(page: Any) -> dict[str, bool]:
+    """The way from the server to `page`, with two switches: "views" holds back the views
+    (the phone has not heard of the latest change, but hears its refusals), "all" everything
+    (the connection is gone, though no socket says so)."""
+    cut = {"views": False, "all": False}
+
+    def route(ws: Any) -> None:
+        upstream = ws.connect_to_server()
+
+        def to_page(message: str | bytes) -> None:
+            if cut["all"] or (cut["views"] and 'id="table-live"' in str(message)):
+                return
+            ws.send(message)
+
+        upstream.on_message(to_page)
+
+    page.route_web_socket(re.compile(r"/ws/tables/"), route)
+    return cut
+
+
+def open_table(pub: Phones, session: str | None, code: str, **options: Any) -> Any:
+    page = pub.open(session=session, **options)
+    page.goto(f"{pub.server.url}/t/{code}/")
+    expect(page.locator("#table-live")).to_be_attached()
+    return page
+
+
+def stay_in_the_game(page: Any, until: Any, timeout: float = 60) -> None:
+    """Tap through: done with the laundry, stay on knocks, play the first standing card."""
+    deadline = time.monotonic() + timeout
+    while not until():
+        assert time.monotonic() < deadline, "the table never got there"
+        before = version(page)
+        for selector in (".action-ready", ".answer-window .action-stay", PLAYABLE):
+            target = page.locator(selector).first
+            if target.is_visible():
+                target.click()
+                deadline_change = time.monotonic() + 5
+                while version(page) == before and time.monotonic() < deadline_change:
+                    page.wait_for_timeout(50)
+                break
+        else:
+            page.wait_for_timeout(100)
+
+
+# -- 8. a swipe overtaken by a knock -----------------------------------------------------------
+
+
+def test_a_swipe_to_fold_overtaken_by_a_knock_is_refused_for_the_answers_awaited(
+    pub: Phones,
+) -> None:
+    table = pub.server.seed(
+        people=["anna", "bram", "cas"],
+        seats=3,
+        seat={"1": "bram", "2": "cas"},
+        rules={
+            "exchange": False,
+            "voluntary_fold": True,
+            "response_order": "sequential",
+        },
+        start=True,
+    )
+    anna = pub.open(session=table["people"]["anna"])
+    hold = lagging(anna)
+    anna.goto(f"{pub.server.url}/t/{table['code']}/")
+    expect(anna.locator("#table-hand.can-fold")).to_be_visible()
+    bram = open_table(pub, table["people"]["bram"], table["code"])
+    hold["views"] = True
+    bram.locator("#table-actions .action-knock").click()
+    # Cas answers first (she sits at bram's left); anna's answer comes after hers.
+    expect(bram.locator('#table-players .player[data-seat="2"]')).to_have_class(
+        re.compile("is-due")
+    )
+    swipe(anna, "#table-hand", 220)
+    expect(anna.locator("#table-error")).to_have_text("Wait: answers to the knock come first.")
+    pub.shot(anna, "refused-for-the-answers")

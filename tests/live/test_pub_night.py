@@ -1,0 +1,77 @@
+"""What went wrong at a pub night, at the services and pages: refusals that name their real
+reason, who may start a rubber, and what a stranger with a running table's code is told."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from clubs.models import HouseRuleProfile
+from games import services
+from games.engine import HouseRules
+from games.models import Table
+from games.services import TableError
+from games.tables import Holder
+from tests.live.conftest import Club4, seat_people
+
+pytestmark = pytest.mark.django_db
+
+
+def holder(person) -> Holder:
+    return Holder(user_id=person.user.pk, key=person.holder_key)
+
+
+def table_of_three(klaver: Club4, rules: HouseRules, start: bool = True) -> Table:
+    profile = HouseRuleProfile.objects.create(
+        club=klaver.club, name="pub rules", rules_json=rules.to_json()
+    )
+    table = services.create_table(
+        club=klaver.club,
+        user=klaver.anna.user,
+        profile=profile,
+        seat_count=3,
+        holder_key=klaver.anna.holder_key,
+    )
+    seat_people(table.pk, [(1, klaver.bram), (2, klaver.cas)])
+    if start:
+        services.start_rubber(table.pk, klaver.anna.user)
+    return Table.objects.get(pk=table.pk)
+
+
+def act(table: Table, person, seat: int, **payload) -> None:
+    services.act(table.pk, holder(person), seat, payload, uuid.uuid4().hex)
+
+
+FOLDING = HouseRules(exchange=False, voluntary_fold=True, response_order="sequential")
+
+
+def test_a_fold_before_ones_answer_is_due_is_refused_for_the_answers_awaited(
+    klaver: Club4,
+) -> None:
+    table = table_of_three(klaver, FOLDING)
+    act(table, klaver.bram, 1, act="knock")  # cas answers first, then anna
+    with pytest.raises(TableError) as early:
+        act(table, klaver.anna, 0, act="fold")
+    assert early.value.code == "not_your_turn"  # the hand record's code stays
+    assert str(early.value.message) == "Wait: answers to the knock come first."
+
+
+def test_a_fold_after_ones_own_answer_is_refused_for_the_answers_still_awaited(
+    klaver: Club4,
+) -> None:
+    table = table_of_three(klaver, FOLDING)
+    act(table, klaver.cas, 2, act="knock")  # anna answers first, then bram
+    act(table, klaver.anna, 0, act="stay")
+    with pytest.raises(TableError) as after:
+        act(table, klaver.anna, 0, act="fold")
+    assert after.value.code == "not_awaited"
+    assert str(after.value.message) == "Wait: answers to the knock come first."
+
+
+def test_an_answer_out_of_turn_is_refused_for_the_answers_before_it(klaver: Club4) -> None:
+    table = table_of_three(klaver, FOLDING)
+    act(table, klaver.bram, 1, act="knock")
+    with pytest.raises(TableError) as early:
+        act(table, klaver.anna, 0, act="stay")
+    assert str(early.value.message) == "Wait: answers to the knock come first."
