@@ -42,10 +42,12 @@ def table_access(state: TableState, holder: Holder, user: Any) -> Access:
     """What `holder` (speaking for `user`, who may be anonymous) may do at `state`'s table."""
     table = state.table
     member = user if user is not None and user.is_authenticated else None
+    seats = tuple(state.held_by(holder))
     return Access(
-        seats=tuple(state.held_by(holder)),
+        seats=seats,
         may_watch=may_watch(table, member),
-        can_start=member is not None and table.created_by_id == member.pk,
+        # Any player at the table starts the next rubber (games.services.start_rubber).
+        can_start=bool(seats) or (member is not None and table.created_by_id == member.pk),
     )
 
 

@@ -374,15 +374,17 @@ def still_listening(channel: str, tables: Iterable[int]) -> None:
 # -- rubbers ------------------------------------------------------------------------------------
 
 
-def start_rubber(table_id: int, user: User) -> int:
-    """The creator starts a rubber (or another one with the same seats after the last)."""
+def start_rubber(table_id: int, who: User | Holder) -> int:
+    """Any player at the table, or its creator, starts a rubber (or another one with the same
+    seats after the last). `who`: a member, or whoever a phone speaks for (a guest too)."""
+    holder = who if isinstance(who, Holder) else Holder(user_id=who.pk)
     with transaction.atomic():
         table = _lock(table_id)
-        if table.created_by_id != user.pk:
-            raise TableError("not_allowed", _("Only the table's creator starts a rubber."))
+        state = load_state(table)
+        if not state.held_by(holder) and table.created_by_id != holder.user_id:
+            raise TableError("not_allowed", _("Only the players at the table start a rubber."))
         if table.status not in (Table.Status.WAITING, Table.Status.RUBBER_OVER):
             raise TableError("playing", _("A rubber is going on."))
-        state = load_state(table)
         empty = [seat.index for seat in state.seats if seat.is_free]
         if empty:
             raise TableError("seats_free", _("Every seat needs a player or a computer player."))

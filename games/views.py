@@ -24,7 +24,7 @@ from games.access import table_access
 from games.conf import seconds
 from games.consumers import HOLDER_SESSION_KEY
 from games.forms import CodeForm, JoinForm, TableForm
-from games.markup import live_html
+from games.markup import error_html, live_html
 from games.models import Table
 from games.render import Viewer, build_context, choose_active
 from games.services import TableError
@@ -171,14 +171,21 @@ def table_leave(request: HttpRequest, code: str, index: int) -> HttpResponse:
     return redirect(table)
 
 
-@login_required
 @require_POST
 def table_start(request: HttpRequest, code: str) -> HttpResponse:
+    """Any player at the table starts the rubber. From the live page (htmx) a refusal comes
+    back as the page's refusal box, swapped in by htmx; the new view comes over the socket."""
     table = _table(request, code)
     try:
-        services.start_rubber(table.pk, request.user)  # type: ignore[arg-type]
+        services.start_rubber(table.pk, holder_for(request))
     except TableError as error:
+        if request.headers.get("HX-Request"):
+            # 200: htmx swaps no part of a 4xx answer, and this one is a message to show.
+            return HttpResponse(error_html(str(error.message), error.code))
         messages.error(request, error.message)
+        return redirect(table)
+    if request.headers.get("HX-Request"):
+        return HttpResponse(status=204)
     return redirect(table)
 
 

@@ -127,16 +127,42 @@
     if (last && !fresh && version > last.version + 1) sync();
     fresh = false;
   });
-  document.body.addEventListener("htmx:wsAfterMessage", function () {
+  document.body.addEventListener("htmx:wsAfterMessage", function (e) {
     if (open) setOffline(false);
     var el = live();
     if (!el) return;
+    if (e.detail.message.indexOf('id="table-live"') >= 0) tableChanged();
     var now = read(el);
     cue(last, now);
     last = now;
     countdown();
     awake(now.status === "playing");
   });
+
+  // -- refusals -------------------------------------------------------------------------------
+  // A refusal says why, then goes: with the next change at the table once it has been up long
+  // enough to read, or after a few seconds when nothing changes.
+  var READ_MS = 1500;
+  var SHOWN_MS = 5000;
+  var refusedAt = 0;
+  var refusalTimer = null;
+  document.body.addEventListener("htmx:oobAfterSwap", function (e) {
+    if (e.target.id !== "table-error" || !e.target.textContent.trim()) return;
+    refusedAt = Date.now();
+    clearTimeout(refusalTimer);
+    refusalTimer = setTimeout(clearRefusal, SHOWN_MS);
+  });
+  function tableChanged() {
+    if (!refusedAt) return;
+    clearTimeout(refusalTimer);
+    refusalTimer = setTimeout(clearRefusal, Math.max(0, READ_MS - (Date.now() - refusedAt)));
+    refusedAt = 0;
+  }
+  function clearRefusal() {
+    refusedAt = 0;
+    var box = document.getElementById("table-error");
+    if (box) box.textContent = "";
+  }
 
   function read(el) {
     var d = el.dataset;

@@ -126,6 +126,48 @@ def stay_in_the_game(page: Any, until: Any, timeout: float = 60) -> None:
             page.wait_for_timeout(100)
 
 
+# -- 3. a refusal goes away; 6. a refused start says why, and any seated player starts -----------
+
+
+def test_a_refused_start_says_why_then_clears_and_any_seated_player_may_start(
+    pub: Phones,
+) -> None:
+    table = pub.server.seed(people=["anna", "bram"], seats=3, seat={"1": "bram"})
+    anna = open_table(pub, table["people"]["anna"], table["code"])
+    bram = open_table(pub, table["people"]["bram"], table["code"])
+    guest = open_table(pub, None, table["code"])
+    guest.fill("input[name=name]", "Fenna")
+    # A free seat: the start is refused, and the reason is on anna's screen.
+    anna.get_by_role("button", name="Start the rubber").click()
+    error = anna.locator("#table-error")
+    expect(error).to_have_text("Every seat needs a player or a computer player.")
+    shown = time.monotonic()
+    on_screen(anna, "#table-error")
+    pub.shot(anna, "start-refused")
+    # Someone sits down: the table changed, so the refusal has said its piece (sooner than it
+    # would go by itself).
+    guest.get_by_role("button", name="Sit down").click()
+    expect(anna.locator("#table-players .player")).to_contain_text(["anna", "bram", "Fenna"])
+    expect(error).to_be_empty()
+    assert time.monotonic() - shown < 4.5
+    # Bram did not open the table, and starts it.
+    bram.get_by_role("button", name="Start the rubber").click()
+    expect(bram.locator("#table-live")).to_have_attribute("data-status", "playing")
+    expect(anna.locator("#table-live")).to_have_attribute("data-status", "playing")
+    pub.shot(bram, "started-by-bram")
+
+
+def test_a_refusal_clears_by_itself_after_a_few_seconds(pub: Phones) -> None:
+    table = pub.server.seed(people=["anna"], seats=3)
+    anna = open_table(pub, table["people"]["anna"], table["code"])
+    anna.get_by_role("button", name="Start the rubber").click()
+    error = anna.locator("#table-error")
+    expect(error).to_have_text("Every seat needs a player or a computer player.")
+    shown = time.monotonic()
+    expect(error).to_be_empty(timeout=8000)
+    assert time.monotonic() - shown >= 2, "gone before it could be read"
+
+
 # -- 8. a swipe overtaken by a knock -----------------------------------------------------------
 
 

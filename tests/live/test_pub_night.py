@@ -6,9 +6,11 @@ from __future__ import annotations
 import uuid
 
 import pytest
+from django.test import Client
 
 from clubs.models import HouseRuleProfile
 from games import services
+from games.consumers import HOLDER_SESSION_KEY
 from games.engine import HouseRules
 from games.models import Table
 from games.services import TableError
@@ -75,3 +77,55 @@ def test_an_answer_out_of_turn_is_refused_for_the_answers_before_it(klaver: Club
     with pytest.raises(TableError) as early:
         act(table, klaver.anna, 0, act="stay")
     assert str(early.value.message) == "Wait: answers to the knock come first."
+
+
+# -- who starts a rubber ------------------------------------------------------------------------
+
+
+def signed_in(person) -> Client:
+    client = Client()
+    client.force_login(person.user)
+    session = client.session
+    session[HOLDER_SESSION_KEY] = person.holder_key
+    session.save()
+    return client
+
+
+def test_a_player_who_did_not_open_the_table_starts_the_next_rubber(klaver: Club4) -> None:
+    table = table_of_three(klaver, HouseRules(), start=False)
+    page = signed_in(klaver.bram).get(f"/t/{table.code}/").content.decode()
+    assert "Start the rubber" in page
+    response = signed_in(klaver.bram).post(f"/t/{table.code}/start/", HTTP_HX_REQUEST="true")
+    assert response.status_code == 204
+    assert Table.objects.get(pk=table.pk).status == Table.Status.PLAYING
+
+
+def test_a_guest_at_the_table_starts_the_rubber(klaver: Club4) -> None:
+    table = services.create_table(
+        club=klaver.club, user=klaver.anna.user, seat_count=3, holder_key=klaver.anna.holder_key
+    )
+    seat_people(table.pk, [(1, klaver.bram)])
+    fenna = Client()
+    fenna.post(f"/t/{table.code}/join/", {"name": "Fenna"})
+    fenna.post(f"/t/{table.code}/start/")
+    assert Table.objects.get(pk=table.pk).status == Table.Status.PLAYING
+
+
+def test_a_refused_start_from_the_live_page_comes_back_as_the_refusal_box(klaver: Club4) -> None:
+    table = services.create_table(
+        club=klaver.club, user=klaver.anna.user, seat_count=3, holder_key=klaver.anna.holder_key
+    )
+    response = signed_in(klaver.anna).post(f"/t/{table.code}/start/", HTTP_HX_REQUEST="true")
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert body.startswith('<div id="table-error"') and 'hx-swap-oob="true"' in body
+    assert "Every seat needs a player or a computer player." in body
+    assert 'data-code="seats_free"' in body
+    assert Table.objects.get(pk=table.pk).status == Table.Status.WAITING
+
+
+def test_a_stranger_cannot_start_a_rubber(klaver: Club4) -> None:
+    table = table_of_three(klaver, HouseRules(), start=False)
+    response = Client().post(f"/t/{table.code}/start/", HTTP_HX_REQUEST="true")
+    assert "Only the players at the table start a rubber." in response.content.decode()
+    assert Table.objects.get(pk=table.pk).status == Table.Status.WAITING

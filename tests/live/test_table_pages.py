@@ -200,7 +200,7 @@ def test_a_full_table_in_play_is_hidden_from_strangers_but_shown_to_watching_mem
     assert not re.search(r'id="table-hand"[^>]*data-seat', page.content.decode())
 
 
-def test_only_the_creator_starts_the_rubber(klaver: Club4) -> None:
+def test_a_member_not_at_the_table_cannot_start_the_rubber(klaver: Club4) -> None:
     table = waiting_table(klaver, bots={1: "easy", 2: "easy", 3: "easy"})
     signed_in(klaver.bram).post(f"/t/{table.code}/start/")
     assert Table.objects.get(pk=table.pk).status == Table.Status.WAITING
