@@ -244,16 +244,18 @@ def create_table(
                 table=table,
                 index=index,
                 bot_level=level,
-                name=_bot_name(index, level) if level else "",
+                name=_bot_name(index) if level else "",
             )
         if take_seat is not None and holder_key:
             _seat_person(table, take_seat, Holder(user_id=user.pk, key=holder_key), str(user))
     return table
 
 
-def _bot_name(index: int, level: str) -> str:
-    names = ["Bot Anne", "Bot Bart", "Bot Cor", "Bot Dieuwke", "Bot Evert", "Bot Fem", "Bot Gijs"]
-    return f"{names[index % len(names)]} ({BotLevel(level).label})"
+def _bot_name(index: int) -> str:
+    """A short first name: it must fit the player strip of a small phone, and the strip says
+    that it is a computer player."""
+    names = ["Anne", "Bart", "Cor", "Dewi", "Evert", "Fem", "Gijs"]
+    return names[index % len(names)]
 
 
 def _seat_person(table: Table, index: int, holder: Holder, name: str) -> Seat:

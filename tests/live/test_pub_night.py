@@ -129,3 +129,19 @@ def test_a_stranger_cannot_start_a_rubber(klaver: Club4) -> None:
     response = Client().post(f"/t/{table.code}/start/", HTTP_HX_REQUEST="true")
     assert "Only the players at the table start a rubber." in response.content.decode()
     assert Table.objects.get(pk=table.pk).status == Table.Status.WAITING
+
+
+# -- computer players' names ---------------------------------------------------------------------
+
+
+def test_computer_players_have_short_names_that_fit_the_player_strip(klaver: Club4) -> None:
+    table = services.create_table(
+        club=klaver.club,
+        user=klaver.anna.user,
+        seat_count=8,
+        bots={index: "strong" for index in range(1, 8)},
+        holder_key=klaver.anna.holder_key,
+    )
+    names = [seat.name for seat in table.seats.order_by("index")][1:]
+    assert len(set(names)) == 7
+    assert all(len(name) <= 6 and name.isalpha() for name in names), names
