@@ -7,7 +7,7 @@ import secrets
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db import transaction
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.middleware.csrf import get_token
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.safestring import mark_safe
@@ -20,7 +20,7 @@ from accounts.models import Guest
 from clubs.qr import qr_svg
 from clubs.views import get_club_for_member
 from games import services, throttle
-from games.access import table_access
+from games.access import is_member, table_access
 from games.conf import seconds
 from games.consumers import HOLDER_SESSION_KEY
 from games.forms import CodeForm, JoinForm, TableForm
@@ -96,7 +96,7 @@ def table_page(request: HttpRequest, code: str) -> HttpResponse:
     free = [seat.index for seat in state.seats if seat.is_free]
     waiting = table.status in (Table.Status.WAITING, Table.Status.RUBBER_OVER)
     if not access.allowed and not (free and waiting):
-        raise Http404
+        return _no_room(request, table)
     viewer = Viewer(
         seats=seats, active=choose_active(state, seats, None), can_start=access.can_start
     )
@@ -119,6 +119,23 @@ def table_page(request: HttpRequest, code: str) -> HttpResponse:
     )
     holder_key(request)
     return allow_own_websocket(request, render(request, "games/table.html", context))
+
+
+def _no_room(request: HttpRequest, table: Table) -> HttpResponse:
+    """A table with no seat for this visitor, who may not watch it: say why (full, or a rubber
+    on) and where watching is possible, and nothing else of it (no names, no cards)."""
+    user = request.user
+    member = user.is_authenticated and is_member(user, table.club)
+    context = {
+        "code": table.code,
+        "playing": table.status == Table.Status.PLAYING,
+        # Members of the club watch where the table lets them: a visitor not signed in may be
+        # one of them.
+        "sign_in_to_watch": table.allow_spectators and not user.is_authenticated,
+        "members_only": user.is_authenticated and not member,
+        "no_watchers": member and not table.allow_spectators,
+    }
+    return render(request, "games/table_no_room.html", context)
 
 
 @require_POST

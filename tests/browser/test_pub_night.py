@@ -2,7 +2,7 @@
 
 These tests run against a daphne of their own whose laundry stays open for 30 seconds (the
 other browser tests close it after one), so people can pass a phone and tap through it; the
-computer players still act within 0.3 seconds.
+computer players act after 0.6 seconds.
 """
 
 from __future__ import annotations
@@ -31,6 +31,8 @@ def pub_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]
         tmp_path_factory.mktemp("pub"),
         TOEPEN_LAUNDRY_SECONDS="30",
         TOEPEN_CHALLENGE_SECONDS="30",
+        # Slow enough that a trick takes longer than the two seconds it stays on the felt.
+        TOEPEN_BOT_SECONDS="0.6",
     )
     server.start()
     try:
@@ -108,21 +110,25 @@ def open_table(pub: Phones, session: str | None, code: str, **options: Any) -> A
     return page
 
 
-def stay_in_the_game(page: Any, until: Any, timeout: float = 60) -> None:
-    """Tap through: done with the laundry, stay on knocks, play the first standing card."""
+def stay_in_the_game(page: Any, until: Any, timeout: float = 60, others: tuple = ()) -> None:
+    """Tap through on `page` (and the phones of `others` at the table, who would hold it up):
+    done with the laundry, stay on knocks, play the first standing card."""
     deadline = time.monotonic() + timeout
     while not until():
         assert time.monotonic() < deadline, "the table never got there"
-        before = version(page)
-        for selector in (".action-ready", ".answer-window .action-stay", PLAYABLE):
-            target = page.locator(selector).first
-            if target.is_visible():
-                target.click()
-                deadline_change = time.monotonic() + 5
-                while version(page) == before and time.monotonic() < deadline_change:
-                    page.wait_for_timeout(50)
-                break
-        else:
+        tapped = False
+        for phone in (page, *others):
+            before = version(phone)
+            for selector in (".action-ready", ".answer-window .action-stay", PLAYABLE):
+                target = phone.locator(selector).first
+                if target.is_visible():
+                    target.click()
+                    deadline_change = time.monotonic() + 5
+                    while version(phone) == before and time.monotonic() < deadline_change:
+                        phone.wait_for_timeout(50)
+                    tapped = True
+                    break
+        if not tapped:
             page.wait_for_timeout(100)
 
 
@@ -199,3 +205,45 @@ def test_a_swipe_to_fold_overtaken_by_a_knock_is_refused_for_the_answers_awaited
     swipe(anna, "#table-hand", 220)
     expect(anna.locator("#table-error")).to_have_text("Wait: answers to the knock come first.")
     pub.shot(anna, "refused-for-the-answers")
+
+
+# -- 10. a guest types a code --------------------------------------------------------------------
+
+
+def test_a_guest_finds_where_to_type_a_table_code(pub: Phones) -> None:
+    table = pub.server.seed(people=["anna"], seats=3, bots={"2": "easy"})
+    page = pub.open()
+    page.goto(f"{pub.server.url}/")
+    page.get_by_role("link", name="Play as a guest").click()
+    page.fill("input[name=display_name]", "Fenna")
+    page.locator("main form button[type=submit]").click()
+    pub.shot(page, "after-guest")
+    page.get_by_label("Table code").fill(table["code"].lower())
+    page.get_by_role("button", name="Go to the table").click()
+    page.wait_for_url(re.compile(rf"/t/{table['code']}/$"))
+    page.get_by_role("button", name="Sit down").click()
+    expect(page.locator("#table-players .player.is-mine")).to_contain_text("Fenna")
+    # And from any page: the header links to the code form.
+    page.goto(f"{pub.server.url}/accounts/guest/")
+    page.get_by_role("navigation").get_by_role("link", name="Join a table").click()
+    expect(page.get_by_label("Table code")).to_be_visible()
+
+
+# -- 12. a running table's code ------------------------------------------------------------------
+
+
+def test_a_stranger_with_the_code_of_a_running_table_is_told_it_is_running(
+    pub: Phones,
+) -> None:
+    table = pub.server.seed(people=["anna"], seats=3, bots={"1": "easy", "2": "easy"}, start=True)
+    page = pub.open()
+    response = page.goto(f"{pub.server.url}/t/{table['code']}/")
+    assert response is not None and response.status == 200
+    expect(page.locator("main")).to_contain_text("A rubber is being played at this table")
+    page.get_by_role("link", name="Sign in to watch").click()
+    page.wait_for_url(re.compile(r"/accounts/login/"))
+    assert f"/t/{table['code']}/" in page.url
+    page.go_back()
+    assert "anna" not in page.locator("main").inner_text()
+    assert not page.locator("#table-live, .card").count()
+    pub.shot(page, "running")

@@ -131,6 +131,75 @@ def test_a_stranger_cannot_start_a_rubber(klaver: Club4) -> None:
     assert Table.objects.get(pk=table.pk).status == Table.Status.WAITING
 
 
+# -- a table with no seat for the visitor -------------------------------------------------------
+
+
+def running_table(klaver: Club4, **kwargs) -> Table:
+    table = services.create_table(
+        club=klaver.club,
+        user=klaver.anna.user,
+        seat_count=3,
+        bots={1: "easy", 2: "easy"},
+        holder_key=klaver.anna.holder_key,
+        **kwargs,
+    )
+    services.start_rubber(table.pk, klaver.anna.user)
+    return table
+
+
+def test_a_guest_with_a_running_tables_code_is_told_it_runs_and_that_members_may_watch(
+    klaver: Club4,
+) -> None:
+    table = running_table(klaver)
+    response = Client().get(f"/t/{table.code}/")
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert "A rubber is being played at this table" in page
+    assert f'href="/accounts/login/?next=/t/{table.code}/"' in page
+    assert klaver.club.name not in page and "anna" not in page and "table-live" not in page
+
+
+def test_a_member_of_another_club_is_told_only_members_watch(klaver: Club4) -> None:
+    table = running_table(klaver)
+    page = signed_in(klaver.eva).get(f"/t/{table.code}/").content.decode()
+    assert "Only members of its club may watch it." in page
+    assert "Sign in to watch" not in page and "anna" not in page
+
+
+def test_a_member_is_told_when_a_table_lets_nobody_watch(klaver: Club4) -> None:
+    table = running_table(klaver, allow_spectators=False)
+    page = signed_in(klaver.bram).get(f"/t/{table.code}/").content.decode()
+    assert "This table does not let others watch." in page
+    guest = Client().get(f"/t/{table.code}/").content.decode()
+    assert "Sign in to watch" not in guest
+
+
+def test_a_full_waiting_table_says_it_is_full(klaver: Club4) -> None:
+    table = services.create_table(
+        club=klaver.club,
+        user=klaver.anna.user,
+        seat_count=3,
+        bots={1: "easy", 2: "easy"},
+        holder_key=klaver.anna.holder_key,
+    )
+    page = Client().get(f"/t/{table.code}/").content.decode()
+    assert "This table is full." in page
+
+
+def test_an_unknown_code_is_still_not_found(klaver: Club4) -> None:
+    assert Client().get("/t/ZZZZZZ/").status_code == 404
+
+
+# -- a guest types a code -----------------------------------------------------------------------
+
+
+def test_the_start_page_and_every_header_offer_the_code_form(klaver: Club4) -> None:
+    home = Client().get("/").content.decode()
+    assert 'action="/play/"' in home and 'name="code"' in home
+    assert 'href="/accounts/guest/?next=/play/"' in home
+    assert 'href="/play/"' in signed_in(klaver.anna).get("/clubs/").content.decode()
+
+
 # -- computer players' names ---------------------------------------------------------------------
 
 

@@ -193,8 +193,11 @@ def test_a_full_table_in_play_is_hidden_from_strangers_but_shown_to_watching_mem
 ) -> None:
     table = waiting_table(klaver, bots={1: "easy", 2: "easy", 3: "easy"})
     services.start_rubber(table.pk, klaver.anna.user)
-    assert Client().get(f"/t/{table.code}/").status_code == 404
-    assert signed_in(klaver.eva).get(f"/t/{table.code}/").status_code == 404
+    for stranger in (Client(), signed_in(klaver.eva)):
+        # Told that a rubber is on, and nothing more of the table.
+        shown = stranger.get(f"/t/{table.code}/").content.decode()
+        assert "A rubber is being played at this table" in shown
+        assert "anna" not in shown and "table-live" not in shown and 'class="card' not in shown
     page = signed_in(klaver.bram).get(f"/t/{table.code}/")
     assert page.status_code == 200
     assert not re.search(r'id="table-hand"[^>]*data-seat', page.content.decode())
