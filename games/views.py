@@ -114,9 +114,10 @@ def table_page(request: HttpRequest, code: str) -> HttpResponse:
             "heartbeat": f"{seconds('TOEPEN_HEARTBEAT_SECONDS'):g}",
             "join_form": JoinForm(initial={"name": "" if seats else default_name}),
             "free_seats": free if waiting else [],
-            "qr": qr_svg(request.build_absolute_uri(table.get_absolute_url())),
+            "invite_url": request.build_absolute_uri(table.get_absolute_url()),
         }
     )
+    context["qr"] = qr_svg(context["invite_url"])
     holder_key(request)
     return allow_own_websocket(request, render(request, "games/table.html", context))
 

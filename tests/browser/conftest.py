@@ -227,6 +227,11 @@ def swipe(page: Any, selector: str, dy: float, steps: int = 8) -> None:
     """A finger on `selector` moved `dy` px down, as touch events (Chromium makes pointer
     events of them, pointerType "touch")."""
     box = page.locator(selector).bounding_box()
+    for _ in range(20):  # a view swapped in just then: ask the new one
+        if box is not None:
+            break
+        page.wait_for_timeout(50)
+        box = page.locator(selector).bounding_box()
     assert box is not None, selector
     x = box["x"] + box["width"] / 2
     y = box["y"] + box["height"] / 2
