@@ -116,6 +116,9 @@ def test_an_admin_makes_an_invitation_link_with_a_server_drawn_qr_code(club, ann
     assert f"/join/{invitation.token}/" in page
     assert "<svg" in page
     assert "<script" not in page.split("<main>")[1]
+    # A button copies the link (static/js/site.js).
+    assert f'<input id="link-{invitation.pk}" type="url" readonly' in page
+    assert f'data-copy="link-{invitation.pk}">Copy the link</button>' in page
 
 
 def test_an_invitation_of_a_length_not_offered_is_refused(club, anna_client):
