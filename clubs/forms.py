@@ -136,7 +136,7 @@ class HouseRulesForm(forms.Form):
     """Every field of rules.md section 4, grouped; the engine decides what is valid.
 
     The form's own fields only carry text: no Django validators, so that a bad value gets the
-    very message the JSON import gives for it (clubs.house_rules.error_text).
+    engine's own complaint (clubs.house_rules.error_text), in the words the form shows.
     """
 
     name = forms.CharField(label=gettext_lazy("Name"), max_length=200)
@@ -195,12 +195,13 @@ class HouseRulesForm(forms.Form):
             try:
                 HouseRules.from_json({name: value})
             except RulesError as error:
-                self.add_error(name, error_text(error))
+                self.add_error(name, error_text(error, as_shown=True))
         if not any(name in self.errors for name in FIELDS):
             try:
                 cleaned["rules"] = HouseRules.from_json(data)
             except RulesError as error:
-                self.add_error(error.field if error.field in FIELDS else None, error_text(error))
+                field = error.field if error.field in FIELDS else None
+                self.add_error(field, error_text(error, as_shown=True))
         return cleaned
 
 

@@ -185,8 +185,9 @@ def option_label(name: str, value: object) -> str:
     return str(label) if label is not None else str(value)
 
 
-def error_message(error: RulesError) -> str:
-    """The engine's complaint in the reader's language, from its code and values."""
+def error_message(error: RulesError, as_shown: bool = False) -> str:
+    """The engine's complaint in the reader's language, from its code and values; `as_shown`:
+    for the editor, whose reader sees choices and yes/no by their words, not as JSON."""
     params = error.params
     value = params.get("value")
     digits = long_number_digits(value)
@@ -202,9 +203,13 @@ def error_message(error: RulesError) -> str:
     if error.code == "null":
         return _("may not be empty")
     if error.code == "boolean":
-        return _("must be true or false")
+        return _("must be Yes or No") if as_shown else _("must be true or false")
     if error.code == "choice":
-        options = ", ".join(str(option) for option in params.get("options", ()))  # type: ignore[attr-defined]
+        choices = params.get("options", ())
+        if as_shown and error.field in FIELD_TEXT:
+            options = ", ".join(option_label(error.field, option) for option in choices)  # type: ignore[attr-defined]
+        else:
+            options = ", ".join(str(option) for option in choices)  # type: ignore[attr-defined]
         return _("must be one of %(options)s, not %(value)s") % {
             "options": options,
             "value": quoted,
@@ -220,14 +225,17 @@ def error_message(error: RulesError) -> str:
     return _("a house-rule profile must be a JSON object")
 
 
-def error_text(error: RulesError) -> str:
-    """One line that names the field, as both the form and the JSON import show it."""
-    message = error_message(error)
+def error_text(error: RulesError, as_shown: bool = False) -> str:
+    """One line that names the field: by its label and its JSON key for the JSON import, by
+    its label alone in the editor (`as_shown`), which shows no keys."""
+    message = error_message(error, as_shown)
     if error.field is None:
         return message
     text = FIELD_TEXT.get(error.field)
     if text is None:
         return f"{error.field}: {message}"
+    if as_shown:
+        return f"{text.label}: {message}"
     return f"{text.label} ({error.field}): {message}"
 
 

@@ -206,7 +206,9 @@ def invitations(request: HttpRequest, slug: str) -> HttpResponse:
     links = []
     for invitation in Invitation.usable().filter(club=club):
         url = _invitation_url(request, invitation)
-        links.append({"invitation": invitation, "url": url, "qr": qr_svg(url)})
+        links.append(
+            {"invitation": invitation, "url": url, "qr": qr_svg(url), "id": f"link-{invitation.pk}"}
+        )
     return render(
         request, "clubs/invitations.html", {"club": club, "me": me, "form": form, "links": links}
     )

@@ -44,10 +44,12 @@ def table_access(state: TableState, holder: Holder, user: Any) -> Access:
     table = state.table
     member = user if user is not None and user.is_authenticated else None
     creator = member is not None and table.created_by_id == member.pk
+    seats = tuple(state.held_by(holder))
     return Access(
-        seats=tuple(state.held_by(holder)),
+        seats=seats,
         may_watch=may_watch(table, member),
-        can_start=creator,
+        # Any player at the table starts the next rubber (games.services.start_rubber).
+        can_start=bool(seats) or creator,
         can_close=creator or (member is not None and is_admin(member, table.club)),
     )
 

@@ -77,7 +77,14 @@ class JoinForm(forms.Form):
 
 
 class CodeForm(forms.Form):
-    code = forms.CharField(label=_("Table code"), max_length=CODE_LENGTH + 4)
+    code = forms.CharField(
+        label=_("Table code"),
+        max_length=CODE_LENGTH + 4,
+        # A phone's keyboard in capitals, no corrections: codes are letters and digits.
+        widget=forms.TextInput(
+            attrs={"autocapitalize": "characters", "autocomplete": "off", "spellcheck": "false"}
+        ),
+    )
 
     def clean_code(self) -> str:
         return "".join(self.cleaned_data["code"].split()).upper()

@@ -99,7 +99,8 @@ def live_html(c: dict[str, Any], csrf_token: str = "") -> str:
         f' data-step="{c["step"]}" data-active="{_opt(c["active"])}"'
         f' data-privacy="{_opt(c["privacy_for"])}" data-seats="{_e(c["my_seats"])}"'
         f' data-knocks="{c["knocks_total"]}" data-knocker="{_opt(c["last_knocker"])}"'
-        f' data-turn="{1 if c["my_turn"] else 0}">'
+        f' data-turn="{1 if c["my_turn"] else 0}" data-in="{1 if c["in_hand"] else 0}"'
+        f' data-out="{1 if c["out"] else 0}">'
     )
     # The felt and the players are the same on every phone (but for which players are the
     # phone's own): phones rendered together (`c["shared"]`) write them once per language.
@@ -116,6 +117,7 @@ def live_html(c: dict[str, Any], csrf_token: str = "") -> str:
             root,
             _players(c, shared, language),
             felt,
+            _sheet(c),
             _hand(c),
             _actions(c, csrf_token),
             "</div>",
@@ -125,7 +127,7 @@ def live_html(c: dict[str, Any], csrf_token: str = "") -> str:
 
 def _players(c: dict[str, Any], shared: dict[Any, Any] | None, language: str) -> str:
     turn_text = _e(_("answers") if c["awaiting_names"] else _("to play"))
-    items = ['<ol id="table-players" class="players">']
+    items = [f'<ol id="table-players" class="players" data-count="{len(c["players"])}">']
     for p in c["players"]:
         key = ("player", language, p["index"], p["mine"])
         item = shared.get(key) if shared is not None else None
@@ -174,6 +176,8 @@ def _player(p: dict[str, Any], turn_text: str) -> str:
         badges.append(f'<span class="badge badge-call">{_e(_("stands"))}</span>')
     if p["folded"]:
         badges.append(f'<span class="badge badge-folded">{_e(_("folded"))}</span>')
+    if lives == 0 and not p["free"]:
+        badges.append(f'<span class="badge badge-out">{_e(_("out"))}</span>')
     if p["knocks"]:
         n = p["knocks"]
         knocked = ngettext("knocked once", "knocked %(knocks)s×", n) % {"knocks": n}  # noqa: RUF001
@@ -195,6 +199,17 @@ def _countdown(seconds: int | None) -> str:
     if seconds is None:
         return ""
     return f' <span class="countdown" data-seconds="{seconds}">{seconds}</span>'
+
+
+def _clock(seconds: int | None) -> str:
+    """The turn clock: the seconds left before the table plays for whoever is due."""
+    if seconds is None:
+        return ""
+    label = _e(_("Seconds before the table plays for them"))
+    return (
+        f' <span class="turn-clock" title="{label}">'
+        f'<span class="countdown" data-seconds="{seconds}">{seconds}</span></span>'
+    )
 
 
 def _names(names: list[str]) -> str:
@@ -232,20 +247,34 @@ def _felt(c: dict[str, Any]) -> str:
                 seconds,
             ) % {"seconds": seconds}
             lines.append(f"<p>{text}</p>")
+        clocks = c["clocks"]
         if c["awaiting_names"]:
+            # Answers one by one run on the turn clock; all at once, on the answer window's.
+            clock = c["answer_seconds"]
+            if clock is None:
+                clock = next((clocks[s] for s in c["due"] if s in clocks), None)
             lines.append(
                 f'<p class="answers">{_e(_("Answers awaited from"))} '
-                f"{_names(c['awaiting_names'])}{_countdown(c['answer_seconds'])}</p>"
+                f"{_names(c['awaiting_names'])}{_clock(clock)}</p>"
             )
         elif c["due_names"]:
-            lines.append(f"<p>{_('%(names)s to play.') % {'names': _names(c['due_names'])}}</p>")
-    rubber = c["rubber"]
-    if status == "rubber_over" and rubber:
-        if rubber.winner is not None:
-            text = _("The rubber is over.")
-        else:
-            text = _("The rubber is over; nobody won it outright.")
-        lines.append(f'<p class="rubber-result">{_e(text)}</p>')
+            clock = next((clocks[s] for s in c["due"] if s in clocks), None)
+            text = _("%(names)s to play.") % {"names": _names(c["due_names"])}
+            lines.append(f"<p>{text}{_clock(clock)}</p>")
+    outcome = c["rubber_result"]
+    if status == "rubber_over" and outcome:
+        parts = [_e(_("The rubber is over."))]
+        if outcome["winner"] is not None:
+            parts.append(_("%(name)s wins the rubber.") % {"name": _e(outcome["winner"])})
+        elif outcome["outright"]:
+            parts.append(_e(_("Nobody wins it outright.")))
+        losers = outcome["losers"]
+        if losers:
+            text = ngettext(
+                "%(names)s loses the rubber.", "%(names)s lose the rubber.", len(losers)
+            )
+            parts.append(text % {"names": _names(losers)})
+        lines.append(f'<p class="rubber-result">{" ".join(parts)}</p>')
     for r in c["reveals"]:
         names = {"c": _e(r["challenger"]), "t": _e(r["target"])}
         if r["clean"]:
@@ -256,20 +285,49 @@ def _felt(c: dict[str, Any]) -> str:
         lines.append(f'<p class="reveal">{text} {cards}</p>')
 
     plays = c["trick"]
-    last = ""
+    last, taker = "", ""
     if not plays and c["last_trick"]:
         plays, last = c["last_trick"], " played-last"
+        taker = (
+            f'<p class="trick-taker">'
+            f"{_('%(name)s takes the trick.') % {'name': _e(c['taker_name'])}}</p>"
+        )
     trick = "".join(
-        f'<figure class="played{last}" data-seat="{play["seat"]}">{card_html(play["card"])}'
+        f'<figure class="played{last}{" is-taker" if last and play["seat"] == c["taker"] else ""}"'
+        f' data-seat="{play["seat"]}">{card_html(play["card"])}'
         f"<figcaption>{_e(play['name'])}</figcaption></figure>"
         for play in plays
     )
     return (
         '<div id="table-felt" class="felt">'
         f'<div id="table-status" class="status">{"".join(lines)}</div>'
-        f'<div id="table-trick" class="trick" role="group" aria-label="{_e(_("Trick"))}">'
-        f"{trick}</div></div>"
+        f'<div id="table-trick" class="trick" role="group" aria-label="{_e(_("Trick"))}"'
+        f' data-trick="{_e(c["trick_key"])}" data-count="{len(plays)}">'
+        f"{trick}{taker}</div></div>"
     )
+
+
+def _sheet(c: dict[str, Any]) -> str:
+    """What the shown player must decide now, as a sheet over the felt (the trick is not
+    played meanwhile): the answer to a knock, or the laundry."""
+    if c["answer_actions"]:
+        title = _("Stake %(stake)s: stay or fold?") % {"stake": c["stake"]}
+        clock = c["answer_seconds"] if c["answer_seconds"] is not None else c["my_clock"]
+        buttons = "".join(_button(action) for action in c["answer_actions"])
+        return (
+            '<div class="sheet answer-window" role="group" aria-labelledby="answer-title">'
+            f'<p id="answer-title">{title}{_countdown(clock)}</p>{buttons}</div>'
+        )
+    if c["laundry_actions"]:
+        title = _("Laundry")
+        buttons = "".join(_button(action) for action in c["laundry_actions"])
+        cost = f'<p class="why">{_e(c["challenge_cost"])}</p>' if c["challenge_cost"] else ""
+        return (
+            '<div class="sheet laundry-sheet" role="group" aria-labelledby="laundry-title">'
+            f'<p id="laundry-title">{_e(title)}{_countdown(c["laundry_seconds"])}</p>'
+            f"{buttons}{cost}</div>"
+        )
+    return ""
 
 
 def _hand(c: dict[str, Any]) -> str:
@@ -302,12 +360,18 @@ def _hand(c: dict[str, Any]) -> str:
             f' aria-label="{label}">'
             f"{''.join(cards)}</div>"
         )
+    elif c["out"]:
+        text = _("You are out of this rubber: no lives left. Watch how it ends.")
+        hand = f'<div id="table-hand" class="hand is-out"><p class="out-note">{_e(text)}</p></div>'
     else:
         hand = '<div id="table-hand" class="hand"></div>'
-    hint = ""
+    hint = []
+    if c["hand_owner"] and privacy_for is None:
+        owner = _("Cards of %(name)s") % {"name": _e(c["hand_owner"])}
+        hint.append(f'<span class="hand-owner">{owner}</span>')
     if fold_vals and privacy_for is None:
-        hint = _e(_("Swipe your cards down off the table to fold."))
-    return f'{hand}<p class="hand-hint">{hint}</p>'
+        hint.append(f'<span class="fold-hint">{_e(_("Swipe down to fold."))}</span>')
+    return f'{hand}<p class="hand-hint">{"".join(hint)}</p>'
 
 
 def _button(action: dict[str, Any]) -> str:
@@ -328,6 +392,7 @@ def _csrf(csrf_token: str) -> str:
 def _actions(c: dict[str, Any], csrf_token: str) -> str:
     parts = ['<div id="table-actions" class="actions">']
     knock = c["knock"]
+    why = ""
     if knock:
         if knock["vals_json"]:
             parts.append(_button(knock))
@@ -335,19 +400,11 @@ def _actions(c: dict[str, Any], csrf_token: str) -> str:
             parts.append(
                 '<button class="action action-knock" disabled aria-describedby="knock-why">'
                 f"{_e(knock['text'])}</button>"
-                f'<span id="knock-why" class="why">{_e(knock["reason"])}</span>'
             )
-    if c["answer_actions"]:
-        title = _("Stake %(stake)s: stay or fold?") % {"stake": c["stake"]}
-        buttons = "".join(_button(action) for action in c["answer_actions"])
-        parts.append(
-            '<div class="answer-window" role="group" aria-labelledby="answer-title">'
-            f'<p id="answer-title">{title}{_countdown(c["answer_seconds"])}</p>{buttons}</div>'
-        )
+            why = f'<span id="knock-why" class="why">{_e(knock["reason"])}</span>'
     parts.extend(_button(action) for action in c["other_actions"])
     parts.extend(_button(action) for action in c["away_buttons"])
-    if c["challenge_cost"]:
-        parts.append(f'<p class="why">{_e(c["challenge_cost"])}</p>')
+    parts.append(why)
     if c["can_start"]:
         url = _e(reverse("games:start", args=[c["table"].code]))
         token = _csrf(csrf_token)

@@ -31,12 +31,9 @@ ENGINE_REFUSALS: dict[str, Promise] = {
 }
 
 
-def engine_message(error: IllegalAction) -> Promise | str:
-    return ENGINE_REFUSALS.get(error.code, error.message)
-
-
-# The finer reasons of the table's refusals (games.engine.table.Refused.reason), as a player
-# reads them; a reason not here reads as its code.
+# The finer reasons of the engine's and the table's refusals (IllegalAction.reason,
+# games.engine.table.Refused.reason), as a player reads them; a reason not here reads as the
+# code it names, else as the refusal's code.
 REASONS: dict[str, Promise] = {
     "laundry_closed": _("The laundry window has closed."),
     "laundry_open": _("Wait: the laundry is still open."),
@@ -47,6 +44,16 @@ REASONS: dict[str, Promise] = {
 }
 
 
+def engine_message(error: IllegalAction) -> Promise | str:
+    """What a player reads: by the refusal's reason (finer than its code: an answer out of
+    turn is refused for the answers awaited, not as a card out of turn), else its code."""
+    return (
+        REASONS.get(error.reason)
+        or ENGINE_REFUSALS.get(error.reason)
+        or ENGINE_REFUSALS.get(error.code, error.message)
+    )
+
+
 def refusal_message(refused: Refused, stake: int | None = None, lives: int | None = None) -> str:
     """`refused` in the reader's language (`stake` and `lives`: the knock it would make and the
     lives of who would make it, where the reader's own seat is known)."""
@@ -55,5 +62,9 @@ def refusal_message(refused: Refused, stake: int | None = None, lives: int | Non
             "stake": stake,
             "lives": lives,
         }
-    text = REASONS.get(refused.reason) or ENGINE_REFUSALS.get(refused.code)
+    text = (
+        REASONS.get(refused.reason)
+        or ENGINE_REFUSALS.get(refused.reason)
+        or ENGINE_REFUSALS.get(refused.code)
+    )
     return str(text) if text is not None else refused.message

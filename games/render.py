@@ -16,6 +16,7 @@ from typing import Any
 
 from django.utils import timezone, translation
 
+from games.conf import pace
 from games.engine import TOKENS, Action, HouseRules, Observation
 from games.engine import table as table_rules
 from games.markup import _, error_html, live_html, speak
@@ -25,6 +26,7 @@ from games.tables import TableState
 
 SUIT_SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
 SUIT_NAMES = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
+LAUNDRY_BUTTONS = frozenset({"exchange", "challenge", "ready"})
 
 
 @dataclass(frozen=True)
@@ -87,9 +89,18 @@ def build_context(
     public = shared.get("public")
     due = public["due"] if public is not None else due_table_seats(state)
     # A shared phone whose due player is not the one shown: cover the cards until she taps.
+    # In the laundry every player of the phone may act, so each one not yet done with it is
+    # due in turn (her "done" passes the phone on).
     privacy_for = None
     if len(viewer.seats) > 1:
         waiting = [seat for seat in due if seat in viewer.seats]
+        if state.laundry_open(now):
+            washing = [
+                seat
+                for seat in viewer.seats
+                if seat in state.hand_seats and seat not in table.laundry_ready
+            ]
+            waiting = washing or waiting
         if waiting and active not in waiting:
             privacy_for = waiting[0]
         elif active is None:
@@ -123,6 +134,11 @@ def build_context(
         fold_vals = fold["vals_json"] if fold is not None else ""
 
     answering = any(a["act"] == "stay" for a in actions)
+    laundry = [a for a in actions if a["act"] in LAUNDRY_BUTTONS]
+    # The phone's players as the rubber stands: out (no lives left) when every one of them is,
+    # and still in the hand (not folded) when any one is; a knock is no cue for the others.
+    lives = {p["index"]: p["lives"] for p in public["players"]}
+    in_hand = {p["index"] for p in public["players"] if p["in_hand"] and not p["folded"]}
     return {
         **public,
         "shared": shared,
@@ -131,6 +147,14 @@ def build_context(
         "spectator": not viewer.seats,
         "active": active,
         "active_name": state.seats[active].name if active is not None else "",
+        # A shared phone says whose cards it shows.
+        "hand_owner": (
+            state.seats[active].name if active is not None and len(viewer.seats) > 1 else ""
+        ),
+        "out": bool(viewer.seats)
+        and table.status == Table.Status.PLAYING
+        and all(lives.get(seat) == 0 for seat in viewer.seats),
+        "in_hand": any(seat in in_hand for seat in viewer.seats),
         "privacy_for": privacy_for,
         "privacy_name": state.seats[privacy_for].name if privacy_for is not None else "",
         "observation": observation,
@@ -138,13 +162,19 @@ def build_context(
         "actions": actions,
         # The knock button stays in one place: enabled, or disabled with the engine's reason.
         "knock": knock,
-        # Stay and fold on a knock make the answer window; the rest sit under the hand.
+        # Stay and fold on a knock make the answer window, the laundry's buttons a sheet of
+        # their own (both over the felt); the rest sit beside the knock button.
         "answer_actions": [a for a in actions if answering and a["act"] in ("stay", "fold")],
+        "laundry_actions": laundry,
         "other_actions": [
             a
             for a in actions
-            if a["act"] != "knock" and not (answering and a["act"] in ("stay", "fold"))
+            if a["act"] != "knock"
+            and a["act"] not in LAUNDRY_BUTTONS
+            and not (answering and a["act"] in ("stay", "fold"))
         ],
+        # The turn clock of the shown seat, when the table will act for her.
+        "my_clock": public["clocks"].get(active) if active is not None else None,
         # What the phone's script needs to name gestures and give cues; never a rule decided
         # there: a swipe sends the fold the server offered, a double tap presses the knock button.
         "fold_vals": fold_vals,
@@ -173,6 +203,7 @@ def _public_context(
     away = state.away_seats(now)
     trick: list[dict[str, Any]] = []
     last_trick: list[dict[str, Any]] = []
+    taker = None
     if observation is not None and observation.tricks:
         _, plays, winner = observation.tricks[-1]
         shown = [
@@ -187,6 +218,7 @@ def _public_context(
             trick = shown
         else:
             last_trick = shown
+            taker = state.table_seat(winner)
     reveals = []
     if observation is not None:
         for challenger, target, cards, clean in observation.reveals:
@@ -213,6 +245,13 @@ def _public_context(
         "stake": observation.stake if observation is not None else None,
         "trick": trick,
         "last_trick": last_trick,
+        # Who took the last trick (a table seat), and which trick of which hand is on the felt.
+        "taker": taker,
+        "taker_name": state.seats[taker].name if taker is not None else "",
+        "trick_key": (
+            f"{state.hand_name()}/{len(observation.tricks)}" if observation is not None else ""
+        ),
+        "clocks": _clocks(state, now),
         "reveals": reveals,
         "laundry_open": state.laundry_open(now),
         "laundry_seconds": _seconds_left(table.laundry_until, now),
@@ -224,6 +263,7 @@ def _public_context(
         "due_names": [state.seats[s].name for s in due],
         "hand_result": _hand_result(state),
         "rubber": state.rubber,
+        "rubber_result": _rubber_result(state),
         "knocks_total": sum(observation.knocks) if observation is not None else 0,
         "last_knocker": (
             state.table_seat(observation.last_knocker)
@@ -292,6 +332,20 @@ def _rubber_lives(state: TableState, seat: int) -> int | None:
         return state.rules.starting_lives
     lives = state.rubber.lives
     return lives[seat] if seat < len(lives) else None
+
+
+def _clocks(state: TableState, now: datetime) -> dict[int, int]:
+    """The turn clock: seconds until the table plays for each due person, from the plan the
+    table's clock carries out (a phone gone quiet is played for sooner; it shows as away)."""
+    if state.hand is None or state.table.status != Table.Status.PLAYING:
+        return {}
+    moment, clock = state.moment(), pace()
+    left = max(0, round((table_rules.turn_ends(moment, clock) - now).total_seconds()))
+    return {
+        step.seat: left
+        for step in table_rules.plan(moment, clock, now)
+        if step.kind == "auto" and step.seat is not None
+    }
 
 
 def _seconds_left(until: datetime | None, now: datetime) -> int | None:
@@ -443,6 +497,23 @@ def _hand_result(state: TableState) -> dict[str, Any] | None:
         ],
         "next_dealer": name(result["next_dealer"]),
         "stake": result["stake"],
+    }
+
+
+def _rubber_result(state: TableState) -> dict[str, Any] | None:
+    """Who won and who lost the rubber, once it is over."""
+    rubber = state.rubber
+    if rubber is None or not rubber.over:
+        return None
+    names = rubber.players
+
+    def name(seat: int) -> str:
+        return str(names[seat]) if seat < len(names) else state.seats[seat].name
+
+    return {
+        "winner": name(rubber.winner) if rubber.winner is not None else None,
+        "losers": [name(seat) for seat in rubber.losers],
+        "outright": state.rules.end_condition == "last_standing",
     }
 
 

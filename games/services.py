@@ -207,16 +207,18 @@ def create_table(
                 table=table,
                 index=index,
                 bot_level=level,
-                name=_bot_name(index, level) if level else "",
+                name=_bot_name(index) if level else "",
             )
         if take_seat is not None and holder_key:
             _seat_person(table, take_seat, Holder(user_id=user.pk, key=holder_key), str(user))
     return table
 
 
-def _bot_name(index: int, level: str) -> str:
-    names = ["Bot Anne", "Bot Bart", "Bot Cor", "Bot Dieuwke", "Bot Evert", "Bot Fem", "Bot Gijs"]
-    return f"{names[index % len(names)]} ({BotLevel(level).label})"
+def _bot_name(index: int) -> str:
+    """A short first name: it must fit the player strip of a small phone, and the strip says
+    that it is a computer player."""
+    names = ["Anne", "Bart", "Cor", "Dewi", "Evert", "Fem", "Gijs"]
+    return names[index % len(names)]
 
 
 def _seat_person(table: Table, index: int, holder: Holder, name: str) -> Seat:
@@ -268,7 +270,7 @@ def leave_seat(table_id: int, index: int, holder: Holder) -> int:
         seat.away, seat.back_at_deal = "", False
         if playing:
             seat.bot_level = BotLevel.NORMAL
-            seat.name = _bot_name(index, BotLevel.NORMAL)
+            seat.name = _bot_name(index)
         else:
             seat.name = ""
         seat.save()
@@ -401,15 +403,17 @@ def mark_seen_all(held: Iterable[tuple[int, Holder]]) -> None:
 # -- rubbers ------------------------------------------------------------------------------------
 
 
-def start_rubber(table_id: int, user: User) -> int:
-    """The creator starts a rubber (or another one with the same seats after the last)."""
+def start_rubber(table_id: int, who: User | Holder) -> int:
+    """Any player at the table, or its creator, starts a rubber (or another one with the same
+    seats after the last). `who`: a member, or whoever a phone speaks for (a guest too)."""
+    holder = who if isinstance(who, Holder) else Holder(user_id=who.pk)
     with transaction.atomic():
         table = _lock(table_id)
-        if table.created_by_id != user.pk:
-            raise TableError("not_allowed", _("Only the table's creator starts a rubber."))
+        state = load_state(table)
+        if not state.held_by(holder) and table.created_by_id != holder.user_id:
+            raise TableError("not_allowed", _("Only the players at the table start a rubber."))
         if table.status not in (Table.Status.WAITING, Table.Status.RUBBER_OVER):
             raise TableError("playing", _("A rubber is going on."))
-        state = load_state(table)
         empty = [seat.index for seat in state.seats if seat.is_free]
         if empty:
             raise TableError("seats_free", _("Every seat needs a player or a computer player."))

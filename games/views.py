@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db import transaction
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.middleware.csrf import get_token
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -21,11 +22,11 @@ from accounts.models import Guest
 from clubs.qr import qr_svg
 from clubs.views import get_club_for_member
 from games import services, slate, throttle
-from games.access import table_access
+from games.access import is_member, table_access
 from games.conf import seconds
 from games.consumers import HOLDER_SESSION_KEY
 from games.forms import CodeForm, JoinForm, SlateForm, TableForm
-from games.markup import live_html
+from games.markup import error_html, live_html
 from games.models import Table
 from games.render import Viewer, build_context, choose_active
 from games.services import TableError
@@ -100,7 +101,7 @@ def table_page(request: HttpRequest, code: str) -> HttpResponse:
     free = [seat.index for seat in state.seats if seat.is_free]
     waiting = table.status in (Table.Status.WAITING, Table.Status.RUBBER_OVER)
     if not access.allowed and not (free and waiting):
-        raise Http404
+        return _no_room(request, table)
     viewer = Viewer(
         seats=seats, active=choose_active(state, seats, None), can_start=access.can_start
     )
@@ -118,11 +119,29 @@ def table_page(request: HttpRequest, code: str) -> HttpResponse:
             "heartbeat": f"{seconds('TOEPEN_HEARTBEAT_SECONDS'):g}",
             "join_form": JoinForm(initial={"name": "" if seats else default_name}),
             "free_seats": free if waiting else [],
-            "qr": qr_svg(request.build_absolute_uri(table.get_absolute_url())),
+            "invite_url": request.build_absolute_uri(table.get_absolute_url()),
         }
     )
+    context["qr"] = qr_svg(context["invite_url"])
     holder_key(request)
     return allow_own_websocket(request, render(request, "games/table.html", context))
+
+
+def _no_room(request: HttpRequest, table: Table) -> HttpResponse:
+    """A table with no seat for this visitor, who may not watch it: say why (full, or a rubber
+    on) and where watching is possible, and nothing else of it (no names, no cards)."""
+    user = request.user
+    member = user.is_authenticated and is_member(user, table.club)
+    context = {
+        "code": table.code,
+        "playing": table.status == Table.Status.PLAYING,
+        # Members of the club watch where the table lets them: a visitor not signed in may be
+        # one of them.
+        "sign_in_to_watch": table.allow_spectators and not user.is_authenticated,
+        "members_only": user.is_authenticated and not member,
+        "no_watchers": member and not table.allow_spectators,
+    }
+    return render(request, "games/table_no_room.html", context)
 
 
 @require_POST
@@ -165,36 +184,48 @@ def table_join(request: HttpRequest, code: str) -> HttpResponse:
     return redirect(table)
 
 
+def _table_change(request: HttpRequest, table: Table, change: Callable[[], object]) -> HttpResponse:
+    """A change asked of the table from its page. From the live page (htmx) a refusal comes back
+    as the page's refusal box, and the new view over the socket; without htmx, the table page
+    again, with the refusal as a message."""
+    try:
+        change()
+    except TableError as error:
+        if request.headers.get("HX-Request"):
+            # 200: htmx swaps no part of a 4xx answer, and this one is a message to show.
+            return HttpResponse(error_html(str(error.message), error.code))
+        messages.error(request, error.message)
+        return redirect(table)
+    if request.headers.get("HX-Request"):
+        return HttpResponse(status=204)
+    return redirect(table)
+
+
 @require_POST
 def table_leave(request: HttpRequest, code: str, index: int) -> HttpResponse:
+    """A player gets up (between hands, or between rubbers)."""
     table = _table(request, code)
-    try:
-        services.leave_seat(table.pk, index, holder_for(request))
-    except TableError as error:
-        messages.error(request, error.message)
-    return redirect(table)
+    return _table_change(
+        request, table, lambda: services.leave_seat(table.pk, index, holder_for(request))
+    )
 
 
 @login_required
 @require_POST
 def table_close(request: HttpRequest, code: str) -> HttpResponse:
+    """The table's creator or a club admin closes it."""
     table = _table(request, code)
-    try:
-        services.close_table(table.pk, request.user)  # type: ignore[arg-type]
-    except TableError as error:
-        messages.error(request, error.message)
-    return redirect(table)
+    user = request.user
+    return _table_change(request, table, lambda: services.close_table(table.pk, user))  # type: ignore[arg-type]
 
 
-@login_required
 @require_POST
 def table_start(request: HttpRequest, code: str) -> HttpResponse:
+    """Any player at the table starts the rubber (guests too)."""
     table = _table(request, code)
-    try:
-        services.start_rubber(table.pk, request.user)  # type: ignore[arg-type]
-    except TableError as error:
-        messages.error(request, error.message)
-    return redirect(table)
+    return _table_change(
+        request, table, lambda: services.start_rubber(table.pk, holder_for(request))
+    )
 
 
 def play_code(request: HttpRequest) -> HttpResponse:

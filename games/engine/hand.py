@@ -626,14 +626,23 @@ class Hand:
         if seat not in awaiting:
             raise _refuse("not_awaited", "no answer is due from you")
         if awaiting[0] != seat and self.in_order:
-            raise _refuse("not_your_turn", f"seat {awaiting[0]} answers before you")
+            # The record's code; the reason, what a player is told, is the answers before hers.
+            raise _refuse(
+                "not_your_turn", f"seat {awaiting[0]} answers before you", "answers_awaited"
+            )
 
     def _fold(self, seat: int) -> None:
         if self.folded[seat]:
             raise _refuse("folded", "you have already folded")
         if self.awaiting:
-            if seat not in self.awaiting and seat == self.answer_to:
-                raise _refuse("cannot_fold", "you cannot fold on your own knock")
+            if seat not in self.awaiting:
+                if seat == self.answer_to:
+                    raise _refuse("cannot_fold", "you cannot fold on your own knock")
+                # A fold meant before the knock came (or after her own answer): what stands
+                # in its way is the others' answers.
+                raise _refuse(
+                    "not_awaited", "answers to the knock are due first", "answers_awaited"
+                )
             self._check_answer(seat)
             self.awaiting.remove(seat)
             # Folding on a knock costs the stake before it (1 on the poverty stake).

@@ -226,10 +226,15 @@ def plan(table: Moment, pace: Pace, now: datetime) -> list[Step]:
             steps.append(Step(bot_at, "auto", table_seat))
             continue
         # The turn clock, or sooner if her phone goes quiet for the grace period.
-        turn = changed + timedelta(seconds=pace.turn)
+        turn = turn_ends(table, pace)
         grace = (seat.last_seen or changed) + timedelta(seconds=pace.grace)
         steps.append(Step(min(turn, max(bot_at, grace)), "auto", table_seat))
     return steps
+
+
+def turn_ends(table: Moment, pace: Pace) -> datetime:
+    """When the table plays for a due player whose phone is heard: the turn clock she sees."""
+    return table.changed_at + timedelta(seconds=pace.turn)
 
 
 def next_deadline(steps: Sequence[Step]) -> datetime | None:

@@ -3,3 +3,21 @@
 if ("serviceWorker" in navigator) {
   addEventListener("load", function () { navigator.serviceWorker.register("/sw.js").catch(function () {}); });
 }
+
+// A link to pass on (an invitation, a table): its button copies it, and says so. Over plain
+// http on a club's Wi-Fi there is no Clipboard API: the selected text is copied the old way.
+document.addEventListener("click", function (e) {
+  var button = e.target.closest && e.target.closest("button[data-copy]");
+  if (!button) return;
+  var field = document.getElementById(button.dataset.copy);
+  if (!field) return;
+  var done = button.closest(".copy-link").querySelector(".copy-done");
+  function copied() { if (done) done.hidden = false; }
+  function byHand() {
+    field.focus();
+    field.select();
+    try { if (document.execCommand("copy")) copied(); } catch (err) { /* selected: copy by hand */ }
+  }
+  if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(field.value).then(copied, byHand);
+  else byHand();
+});

@@ -127,22 +127,50 @@
     if (last && !fresh && version > last.version + 1) sync();
     fresh = false;
   });
-  document.body.addEventListener("htmx:wsAfterMessage", function () {
+  document.body.addEventListener("htmx:wsAfterMessage", function (e) {
     if (open) setOffline(false);
     var el = live();
     if (!el) return;
+    if (e.detail.message.indexOf('id="table-live"') >= 0) tableChanged();
     var now = read(el);
     cue(last, now);
     last = now;
+    holdTrick();
     countdown();
     awake(now.status === "playing");
   });
+
+  // -- refusals -------------------------------------------------------------------------------
+  // A refusal says why, then goes: with the next change at the table once it has been up long
+  // enough to read, or after a few seconds when nothing changes.
+  var READ_MS = 1500;
+  var SHOWN_MS = 5000;
+  var refusedAt = 0;
+  var refusalTimer = null;
+  document.body.addEventListener("htmx:oobAfterSwap", function (e) {
+    if (e.target.id !== "table-error" || !e.target.textContent.trim()) return;
+    refusedAt = Date.now();
+    clearTimeout(refusalTimer);
+    refusalTimer = setTimeout(clearRefusal, SHOWN_MS);
+  });
+  function tableChanged() {
+    if (!refusedAt) return;
+    clearTimeout(refusalTimer);
+    refusalTimer = setTimeout(clearRefusal, Math.max(0, READ_MS - (Date.now() - refusedAt)));
+    refusedAt = 0;
+  }
+  function clearRefusal() {
+    refusedAt = 0;
+    var box = document.getElementById("table-error");
+    if (box) box.textContent = "";
+  }
 
   function read(el) {
     var d = el.dataset;
     return {
       version: +d.version, hand: d.rubber + "/" + d.hand, knocks: +d.knocks || 0,
-      knocker: d.knocker, seats: (d.seats || "").split(" "), turn: d.turn === "1", status: d.status
+      knocker: d.knocker, seats: (d.seats || "").split(" "), turn: d.turn === "1", status: d.status,
+      playing: d.in === "1" // a player of this phone is in the hand, not folded, not out
     };
   }
 
@@ -158,8 +186,10 @@
       if (now.turn && before) soft();
       return;
     }
-    if (now.knocks > before.knocks && now.seats.indexOf(now.knocker) < 0) knockKnock();
-    else if (now.turn && !before.turn) soft();
+    // A knock is felt by those it concerns: never its knocker, nor a player out or folded.
+    if (now.knocks > before.knocks && now.seats.indexOf(now.knocker) < 0) {
+      if (now.playing) knockKnock();
+    } else if (now.turn && !before.turn) soft();
   }
 
   function knockKnock() {
@@ -216,8 +246,14 @@
   // Browsers start audio only after a tap: unlock it on the first one.
   document.addEventListener("pointerdown", function () { if (!muted()) audioContext(); }, { once: true });
 
+  // The button's words say how the sound is now ("Sound on" / "Sound off"); a tap turns it over.
   var muteButton = document.getElementById("table-mute");
-  function showMute() { if (muteButton) muteButton.setAttribute("aria-pressed", muted() ? "true" : "false"); }
+  function showMute() {
+    if (!muteButton) return;
+    var off = muted();
+    muteButton.textContent = off ? muteButton.dataset.off : muteButton.dataset.on;
+    muteButton.classList.toggle("is-muted", off);
+  }
   if (muteButton) {
     showMute();
     muteButton.addEventListener("click", function () {
@@ -237,6 +273,37 @@
       var gone = Math.floor((Date.now() - started) / 1000);
       clocks.forEach(function (c) { c.textContent = Math.max(0, +c.dataset.seconds - gone); });
     }, 250);
+  }
+
+  // -- a finished trick stays on the felt ------------------------------------------------------
+  // The table goes on at once (a computer player leads the next trick within a second): the
+  // trick just taken stays in view for TRICK_MS, saying who took it, while the rest of each
+  // view is the server's as it comes.
+  var TRICK_MS = 2000;
+  var taken = null; // the trick last taken: its key, its markup, and until when it stays
+  var trickTimer = null;
+  function holdTrick() {
+    var trick = document.getElementById("table-trick");
+    if (!trick) return;
+    var now = Date.now();
+    if (trick.querySelector(".trick-taker")) {
+      if (!taken || taken.key !== trick.dataset.trick) {
+        clearTimeout(trickTimer); // the trick before is shown no longer: its time is over
+        taken = { key: trick.dataset.trick, html: trick.outerHTML, until: now + TRICK_MS };
+      }
+      return;
+    }
+    if (!taken || now >= taken.until) { taken = null; return; }
+    var latest = trick.outerHTML;
+    var holding = taken;
+    trick.outerHTML = holding.html;
+    document.getElementById("table-trick").classList.add("is-held");
+    clearTimeout(trickTimer);
+    trickTimer = setTimeout(function () {
+      var held = document.getElementById("table-trick");
+      if (held && held.classList.contains("is-held")) held.outerHTML = latest;
+      if (taken === holding) taken = null;
+    }, holding.until - now);
   }
 
   // -- gestures --------------------------------------------------------------------------------
@@ -315,6 +382,7 @@
   var first = live();
   if (first) {
     last = read(first);
+    holdTrick();
     countdown();
   }
 

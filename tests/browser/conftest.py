@@ -66,7 +66,7 @@ def free_port() -> int:
 class LiveServer:
     """daphne on a loopback port; stop() and start() again to restart it mid-game."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, **clocks: str) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.env = {
@@ -84,6 +84,7 @@ class LiveServer:
             "DJANGO_STATIC_ROOT": str(folder / "static"),
             "DJANGO_STATIC_FROM_FINDERS": "false",
             "PYTHONUNBUFFERED": "1",
+            **clocks,  # a server of its own with other clocks (TOEPEN_LAUNDRY_SECONDS="30")
         }
         self.log = folder / "daphne.log"
         self.process: subprocess.Popen[bytes] | None = None
@@ -226,6 +227,11 @@ def swipe(page: Any, selector: str, dy: float, steps: int = 8) -> None:
     """A finger on `selector` moved `dy` px down, as touch events (Chromium makes pointer
     events of them, pointerType "touch")."""
     box = page.locator(selector).bounding_box()
+    for _ in range(20):  # a view swapped in just then: ask the new one
+        if box is not None:
+            break
+        page.wait_for_timeout(50)
+        box = page.locator(selector).bounding_box()
     assert box is not None, selector
     x = box["x"] + box["width"] / 2
     y = box["y"] + box["height"] / 2

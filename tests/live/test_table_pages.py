@@ -193,14 +193,17 @@ def test_a_full_table_in_play_is_hidden_from_strangers_but_shown_to_watching_mem
 ) -> None:
     table = waiting_table(klaver, bots={1: "easy", 2: "easy", 3: "easy"})
     services.start_rubber(table.pk, klaver.anna.user)
-    assert Client().get(f"/t/{table.code}/").status_code == 404
-    assert signed_in(klaver.eva).get(f"/t/{table.code}/").status_code == 404
+    for stranger in (Client(), signed_in(klaver.eva)):
+        # Told that a rubber is on, and nothing more of the table.
+        shown = stranger.get(f"/t/{table.code}/").content.decode()
+        assert "A rubber is being played at this table" in shown
+        assert "anna" not in shown and "table-live" not in shown and 'class="card' not in shown
     page = signed_in(klaver.bram).get(f"/t/{table.code}/")
     assert page.status_code == 200
     assert not re.search(r'id="table-hand"[^>]*data-seat', page.content.decode())
 
 
-def test_only_the_creator_starts_the_rubber(klaver: Club4) -> None:
+def test_a_member_not_at_the_table_cannot_start_the_rubber(klaver: Club4) -> None:
     table = waiting_table(klaver, bots={1: "easy", 2: "easy", 3: "easy"})
     signed_in(klaver.bram).post(f"/t/{table.code}/start/")
     assert Table.objects.get(pk=table.pk).status == Table.Status.WAITING

@@ -329,7 +329,9 @@ async def _actions_count(table: Table) -> int:
     return await database_sync_to_async(lambda: len(record_actions(table)))()
 
 
-def test_only_the_creator_starts_a_rubber_and_only_with_every_seat_filled(klaver: Club4) -> None:
+def test_only_a_player_at_the_table_starts_a_rubber_and_only_with_every_seat_filled(
+    klaver: Club4,
+) -> None:
     table = services.create_table(
         club=klaver.club, user=klaver.anna.user, holder_key=klaver.anna.holder_key
     )
@@ -337,10 +339,12 @@ def test_only_the_creator_starts_a_rubber_and_only_with_every_seat_filled(klaver
         services.start_rubber(table.pk, klaver.anna.user)
     assert empty.value.code == "seats_free"
     seat_people(table.pk, [(1, klaver.bram), (2, klaver.cas), (3, klaver.dirk)])
-    with pytest.raises(TableError) as not_creator:
-        services.start_rubber(table.pk, klaver.bram.user)
-    assert not_creator.value.code == "not_allowed"
+    with pytest.raises(TableError) as not_seated:
+        services.start_rubber(table.pk, klaver.eva.user)
+    assert not_seated.value.code == "not_allowed"
     assert not PlayedHand.objects.filter(rubber__table=table).exists()
+    services.start_rubber(table.pk, klaver.bram.user)  # not the creator, but at the table
+    assert PlayedHand.objects.filter(rubber__table=table).exists()
 
 
 def test_a_non_member_cannot_open_a_table_for_the_club(klaver: Club4) -> None:

@@ -116,6 +116,9 @@ def test_an_admin_makes_an_invitation_link_with_a_server_drawn_qr_code(club, ann
     assert f"/join/{invitation.token}/" in page
     assert "<svg" in page
     assert "<script" not in page.split("<main>")[1]
+    # A button copies the link (static/js/site.js).
+    assert f'<input id="link-{invitation.pk}" type="url" readonly' in page
+    assert f'data-copy="link-{invitation.pk}">Copy the link</button>' in page
 
 
 def test_an_invitation_of_a_length_not_offered_is_refused(club, anna_client):
@@ -253,9 +256,10 @@ def test_a_bad_edit_shows_the_engines_error_and_changes_nothing(club, anna_clien
     data["starting_lives"] = "31"
     response = anna_client.post(url(club, "clubs:profile", profile.pk), data)
     assert response.status_code == 200
-    assert (
-        "Starting lives (starting_lives): must be from 1 to 30, not 31" in response.content.decode()
-    )
+    # The editor names the field as it shows it, not by its JSON key.
+    page = response.content.decode()
+    assert "Starting lives: must be from 1 to 30, not 31" in page
+    assert "(starting_lives)" not in page
     profile.refresh_from_db()
     assert profile.rules_json == before
 
