@@ -155,6 +155,30 @@ def _lock(table_id: int) -> Table:
 # -- tables and seats ---------------------------------------------------------------------------
 
 
+def table_rules_of(
+    club: Club, user: User, profile: HouseRuleProfile | None, players: int
+) -> tuple[HouseRuleProfile | None, HouseRules]:
+    """The profile and rules a member opens a table (dealt or slate) of the club with, for
+    `players` players (default: the club's profile); refused when any of it is not hers to use."""
+    if not is_member(user, club):
+        raise TableError("not_allowed", _("Only members of the club can open a table."))
+    if profile is None:
+        profile = club.profiles.filter(is_default=True).first()
+    elif profile.club_id != club.pk:
+        raise TableError("bad_profile", _("That profile belongs to another club."))
+    rules = profile.rules() if profile is not None else HouseRules()
+    if not rules.min_players <= players <= MAX_SEATS:
+        raise TableError(
+            "bad_seats",
+            format_lazy(
+                _("These rules seat {minimum} to {maximum} players."),
+                minimum=rules.min_players,
+                maximum=MAX_SEATS,
+            ),
+        )
+    return profile, rules
+
+
 def create_table(
     *,
     club: Club,
@@ -167,22 +191,7 @@ def create_table(
     take_seat: int | None = 0,
 ) -> Table:
     """A member opens a table for the club, with the rules of `profile` (default: the club's)."""
-    if not is_member(user, club):
-        raise TableError("not_allowed", _("Only members of the club can open a table."))
-    if profile is None:
-        profile = club.profiles.filter(is_default=True).first()
-    elif profile.club_id != club.pk:
-        raise TableError("bad_profile", _("That profile belongs to another club."))
-    rules = profile.rules() if profile is not None else HouseRules()
-    if not rules.min_players <= seat_count <= MAX_SEATS:
-        raise TableError(
-            "bad_seats",
-            format_lazy(
-                _("These rules seat {minimum} to {maximum} players."),
-                minimum=rules.min_players,
-                maximum=MAX_SEATS,
-            ),
-        )
+    profile, rules = table_rules_of(club, user, profile, seat_count)
     bots = dict(bots or {})
     for index, level in bots.items():
         if not 0 <= index < seat_count or level not in BotLevel.values:

@@ -25,7 +25,6 @@ from clubs.models import Club, HouseRuleProfile
 from games.access import is_member
 from games.engine import BadRecord, IllegalAction, parse_action, parse_record
 from games.engine.rubber import Rubber as EngineRubber
-from games.engine.rules import MAX_SEATS, HouseRules
 from games.models import PlayedHand, RubberPlayer, Seat, SlateKeepers, Table
 from games.refusals import REASONS, engine_message
 from games.services import (
@@ -41,6 +40,7 @@ from games.services import (
     check_action_id,
     check_hand,
     start_rubber,
+    table_rules_of,
 )
 from games.tables import TableState, editable_state, load_state
 
@@ -83,24 +83,9 @@ def create_slate_table(
 ) -> Table:
     """A member opens a slate table for the club, with the rules of `profile` (default: the
     club's) and its players in their seats in order; the first rubber starts at once."""
-    if not is_member(user, club):
-        raise TableError("not_allowed", _("Only members of the club can open a table."))
-    if profile is None:
-        profile = club.profiles.filter(is_default=True).first()
-    elif profile.club_id != club.pk:
-        raise TableError("bad_profile", _("That profile belongs to another club."))
+    profile, rules = table_rules_of(club, user, profile, len(players))
     if keepers not in SlateKeepers.values:
         raise TableError("bad_keepers", _("Choose who keeps the slate."))
-    rules = profile.rules() if profile is not None else HouseRules()
-    if not rules.min_players <= len(players) <= MAX_SEATS:
-        raise TableError(
-            "bad_seats",
-            format_lazy(
-                _("These rules seat {minimum} to {maximum} players."),
-                minimum=rules.min_players,
-                maximum=MAX_SEATS,
-            ),
-        )
     names = [" ".join(player.name.split())[:40] for player in players]
     if not all(names):
         raise TableError("bad_name", _("Every player needs a name."))
