@@ -223,11 +223,13 @@ def create_table(
     return table
 
 
+BOT_NAMES = ("Anne", "Bart", "Cor", "Dewi", "Evert", "Fem", "Gijs")
+
+
 def _bot_name(index: int) -> str:
     """A short first name: it must fit the player strip of a small phone, and the strip says
     that it is a computer player."""
-    names = ["Anne", "Bart", "Cor", "Dewi", "Evert", "Fem", "Gijs"]
-    return names[index % len(names)]
+    return BOT_NAMES[index % len(BOT_NAMES)]
 
 
 def _seat_person(table: Table, index: int, holder: Holder, name: str) -> Seat:
