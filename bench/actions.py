@@ -46,7 +46,8 @@ def play(
     from games.engine import observe
     from games.models import Table
     from games.render import Shared
-    from games.tables import Holder, view_state
+    from games.snapshots import view_state
+    from games.state import Holder
 
     holders = {}
     for info in tables:

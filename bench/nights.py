@@ -266,7 +266,8 @@ def rubber_ends(data: dict[str, Any], rubbers: int, rng: random.Random) -> dict[
     from games.engine import observe
     from games.models import Table
     from games.signals import rubber_finished
-    from games.tables import Holder, load_state
+    from games.snapshots import load_state
+    from games.state import Holder
     from nights import services
     from nights.models import Night
 

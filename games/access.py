@@ -14,7 +14,7 @@ from typing import Any
 
 from clubs.models import Club, Membership
 from games.models import Table
-from games.tables import Holder, TableState
+from games.state import Holder, TableState
 
 
 @dataclass(frozen=True)

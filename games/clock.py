@@ -4,7 +4,7 @@ Each server process runs one clock task. It sleeps until the nearest deadline in
 (at most a second, so deadlines set by other processes are seen), and fires each due table in a
 worker thread, several tables at once, so bot thinking and database work never block the event
 loop and one table's computer player never holds up another table. Firing twice is
-harmless: `services.fire_deadline` locks the table and re-checks the deadline; a table whose row
+harmless: `services.fire_deadline` writes only at the version it read; a table whose row
 another transaction holds is passed over, never waited for, and tried again on the next round.
 Deadlines live in the database, so after a restart the new process fires whatever fell due
 meanwhile.
@@ -20,11 +20,9 @@ from datetime import datetime
 from typing import Any
 
 from channels.db import database_sync_to_async
-from django.db.models import Min
 from django.utils import timezone
 
-from games import events, services
-from games.models import Table
+from games import events, services, store
 
 log = logging.getLogger(__name__)
 
@@ -121,9 +119,8 @@ def _fire_one(table_id: int) -> bool:
 
 def _due(skip: set[int]) -> tuple[list[int], datetime | None]:
     """The due tables but `skip` (being fired, or held), and the next deadline of the others."""
-    due = [table_id for table_id in services.due_tables() if table_id not in skip]
-    rest = Table.objects.exclude(pk__in=skip | set(due))
-    return due, rest.aggregate(next=Min("deadline_at"))["next"]
+    due = [table_id for table_id in store.due_tables() if table_id not in skip]
+    return due, store.next_deadline(skip | set(due))
 
 
 _fire_one_async = database_sync_to_async(_fire_one, thread_sensitive=False)

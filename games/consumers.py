@@ -25,12 +25,14 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
 from accounts.guests import SESSION_KEY as GUEST_SESSION_KEY
-from games import clock, hub, quick, services, throttle
+from games import clock, hub, services, store, throttle
 from games.access import Access, table_access
 from games.models import Table
 from games.render import Shared, Viewer, choose_active, render_error, render_view
 from games.services import TableError
-from games.tables import Holder, TableState, one_snapshot, read_state, view_state
+from games.snapshots import read_state, view_state
+from games.state import Holder, TableState
+from games.store import one_snapshot
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +51,7 @@ class DirectDispatch:
     (`aclose_old_connections`), for a consumer that reaches the database only through
     `database_sync_to_async` (which closes old connections itself around each call). That
     trip queued every frame from a phone behind whatever the thread was doing (a deal, a
-    hand's end, heartbeats): an action on the quick path, or a refused frame, waited for it
+    hand's end, heartbeats): an action decided on the loop, or a refused frame, waited for it
     although it needs nothing from that thread."""
 
     async def dispatch(self, message: dict[str, Any]) -> None:
@@ -107,7 +109,7 @@ class TableConsumer(DirectDispatch, AsyncWebsocketConsumer):
         self.hub = hub.get()
         await self.hub.join(self)
         if self.seats:
-            await database_sync_to_async(services.mark_seen)(self.table_id, self.holder)
+            await database_sync_to_async(store.mark_seen)(self.table_id, self.holder)
         await self.send_view()
 
     async def disconnect(self, code: int) -> None:
@@ -180,15 +182,7 @@ class TableConsumer(DirectDispatch, AsyncWebsocketConsumer):
             self._named_hand(frame)
             action_id = frame.get("id")
             payload = {k: v for k, v in frame.items() if k not in ("type", "seat", "id")}
-            services.check_action_id(action_id)
-            fast = quick.get()
-            outcome = None
-            if fast is not None:
-                outcome = await fast.act(self.table_id, self.holder, seat, payload, action_id)
-            if outcome is None:
-                outcome = await database_sync_to_async(services.act)(
-                    self.table_id, self.holder, seat, payload, action_id
-                )
+            outcome = await services.act_here(self.table_id, self.holder, seat, payload, action_id)
             # The phone keeps an action until it hears it was taken, and sends it again (same
             # id) after a reconnect: this tells it the action needs no resending.
             await self.send(text_data=json.dumps({"ack": action_id}))

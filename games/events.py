@@ -1,7 +1,7 @@
 """The one way a change to a table leaves the code that made it: `table_changed`, on commit.
 
-The code that changes a table (games/services.py, games/quick.py) knows nothing of who listens.
-In a server process the hub renders its phones' views from the state the change left
+The code that changes a table (games/services.py, written by games/store.py) knows nothing of
+who listens. In a server process the hub renders its phones' views from the state the change left
 (games/hub.py) and the clock wakes for a nearer deadline (games/clock.py), each subscribed here;
 other processes hear of the change from PostgreSQL, in the change's own transaction
 (games/notices.py). As Zulip's `send_event_on_commit`: nothing is told of a change that did
@@ -17,7 +17,7 @@ from django.db import transaction
 from django.dispatch import Signal
 
 # Sent with table_id, version, deadline (the table's next one, or None) and state (the table as
-# the change left it, a games.tables.TableState, or None). This module imports nothing of the
+# the change left it, a games.state.TableState, or None). This module imports nothing of the
 # game: everything else may import it.
 table_changed = Signal()
 

@@ -29,12 +29,13 @@ from typing import Any, Protocol
 
 from channels.db import database_sync_to_async
 
-from games import events, notices, services
+from games import events, notices, store
 from games.access import watchers_allowed
 from games.conf import seconds
-from games.models import PlayedHand, Seat, Table
+from games.models import PlayedHand
 from games.render import Shared
-from games.tables import Holder, TableState, advance, read_hand, refresh_presence, view_state
+from games.snapshots import advance, refresh_presence, view_state
+from games.state import Holder, TableState
 
 log = logging.getLogger(__name__)
 
@@ -82,7 +83,7 @@ class Hub:
             # Listening before the first phone's first view is read: a change committed after
             # that read is heard, one committed before it is in the view.
             try:
-                listening = await notices.listen()
+                listening = await store.listen()
             except Exception:
                 log.warning("cannot listen for the tables' changes yet", exc_info=True)
                 listening = None  # `_hear` tries again, and catches the phones up then
@@ -132,7 +133,7 @@ class Hub:
                 if listening is None:
                     await asyncio.sleep(notices.pause(self.listen_failures))
                     try:
-                        listening = await notices.listen()
+                        listening = await store.listen()
                     except Exception:
                         self.listen_failures += 1
                         log.warning("cannot listen for the tables' changes", exc_info=True)
@@ -210,7 +211,7 @@ class Hub:
                 }
             try:
                 if held:
-                    await database_sync_to_async(services.mark_seen_all)(held)
+                    await database_sync_to_async(store.mark_seen_all)(held)
                 await self.catch_up()
                 await self.tend()
             except Exception:
@@ -257,10 +258,8 @@ class Hub:
 
 def _versions(tables: list[int]) -> dict[int, int]:
     """The tables' versions in the database; their seats' presence goes into the snapshots."""
-    refresh_presence(
-        Seat.objects.filter(table_id__in=tables).values_list("pk", "table_id", "last_seen")
-    )
-    return dict(Table.objects.filter(pk__in=tables).values_list("pk", "version"))
+    refresh_presence(store.presence(tables))
+    return store.versions(tables)
 
 
 def render_all(
@@ -322,7 +321,7 @@ def _moved_on(
     read: Callable[[int], PlayedHand | None] | None = None,
 ) -> TableState | None:
     """This process's snapshot moved on to the newest version heard of by the messages'
-    changes (`read`: tables.read_hand, where a deal may be read), or None: the table must be
+    changes (`read`: store.hand_row, where a deal may be read), or None: the table must be
     read."""
     ordered = sorted(messages, key=lambda m: m["version"])
     if not all("change" in m for m in ordered):
@@ -343,7 +342,7 @@ def _render_tables(work: Work) -> list[tuple[Phone, int, str | None]]:
         version = max(m["version"] for m in messages)
         try:
             # A deal: only the new hand's row is read, the rest moves on from the snapshot.
-            state = _moved_on(table_id, messages, read_hand)
+            state = _moved_on(table_id, messages, store.hand_row)
             frames += render_all(phones, table_id, version, state)
         except Exception:
             log.exception("table %s: rendering version %s failed", table_id, version)
@@ -396,7 +395,7 @@ def _render_committed(
 ) -> None:
     """A change committed in this process (games/events.py): its phones here are rendered from
     the state it left, in the thread that committed it, or on the loop for a change committed
-    there (the quick path); the loop only sends the frames."""
+    there (games/store.py's `write_here`); the loop only sends the frames."""
     hub = _hub
     if hub is None or hub.loop.is_closed() or not hub.loop.is_running():
         return

@@ -1,7 +1,7 @@
 """Tables, seats, rubbers and hands: everything a live table is, kept in the database.
 
 The database is the only truth. A hand is stored as its growing `toepen-hand/1` record, so its
-state is rebuilt by replaying it (games.tables.load_state); nothing about a game lives only in a
+state is rebuilt by replaying it (games.snapshots.load_state); nothing about a game lives only in a
 server process, and a restarted server carries on where the last one stopped.
 """
 

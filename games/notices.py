@@ -1,7 +1,7 @@
 """A table's change, announced by PostgreSQL in the change's own transaction.
 
 Every change to a table sends one notice (`pg_notify`) inside the transaction that makes it
-(`services._save`, and the quick path's one statement). PostgreSQL delivers it to every server
+(games/store.py). PostgreSQL delivers it to every server
 process listening when, and only if, that transaction commits: so a committed change reaches
 the other processes whatever becomes of the process that made it a moment later (killed,
 stuck), and Redis plays no part. Each server process's hub listens on one connection of its
@@ -9,7 +9,7 @@ own (`games/hub.py`) and hears every table's notices; it keeps those of the tabl
 phones at, and drops its own.
 
 A notice carries what the processes need to move their snapshot of the table on without
-reading the database: the table, its new version and the change itself (`tables.change_of`:
+reading the database: the table, its new version and the change itself (`state.change_of`:
 the table's fields and the actions added, or the new hand's id; public facts only, never a
 card). A change too large for a notice (PostgreSQL takes less than 8000 bytes) carries the
 version alone, and the processes read the table.
@@ -21,23 +21,21 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import secrets
 from collections.abc import Container
 from typing import TYPE_CHECKING, Any
 
-from django.db import connection, connections
+from django.db import connections
 
-from games.tables import change_of
+from games.state import change_of
 
 if TYPE_CHECKING:
-    from games.tables import TableState
+    from games.state import TableState
 
 log = logging.getLogger(__name__)
 
 CHANNEL = "toepen_tables"
 LIMIT = 8000  # bytes: PostgreSQL refuses a payload this long
-NOTIFY = "SELECT pg_notify(%s, %s)"
 # This process: its own notices come back to its listening connection and are dropped unread.
 SENDER = secrets.token_hex(6)
 # After a lost connection the hub listens again at once, then after pauses doubling from this
@@ -72,14 +70,6 @@ def payload(table_id: int, version: int, state: TableState | None) -> str:
     return text
 
 
-def send(table_id: int, version: int, state: TableState | None) -> None:
-    """Announce a change in the transaction that makes it (delivered when it commits)."""
-    if connection.vendor != "postgresql":
-        return
-    with connection.cursor() as cursor:
-        cursor.execute(NOTIFY, [CHANNEL, payload(table_id, version, state)])
-
-
 def heard(text: str, tables: Container[int]) -> dict[str, Any] | None:
     """The change message of a notice another process sent about one of `tables`, else None
     (a notice that is not one of ours is dropped with a warning)."""
@@ -94,24 +84,6 @@ def heard(text: str, tables: Container[int]) -> dict[str, Any] | None:
         log.warning("a notice on %s that is not a table's change: %.200r", CHANNEL, text)
         return None
     return message
-
-
-async def listen() -> Any:
-    """A connection of this process's own, listening for every table's notices (named after
-    the process, for the database's view of its sessions)."""
-    import psycopg
-
-    params = connections.create_connection("default").get_connection_params()
-    params.pop("cursor_factory", None)
-    params["application_name"] = f"toepen-hub {os.getpid()}"
-    params.setdefault("connect_timeout", 5)
-    listening = await psycopg.AsyncConnection.connect(autocommit=True, **params)
-    try:
-        await listening.execute(f"LISTEN {CHANNEL}")
-    except BaseException:
-        await listening.close()
-        raise
-    return listening
 
 
 def pause(failures: int) -> float:

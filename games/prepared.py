@@ -123,35 +123,55 @@ class _RowWrite:
         self.alias = router.db_for_write(model)
         self.sql = ""
 
-    def run(self, values: tuple[Any, ...], key: tuple[Any, ...] = ()) -> None:
+    def statement(
+        self, connection: Any, values: tuple[Any, ...], key: tuple[Any, ...] = ()
+    ) -> tuple[str, list[Any]]:
+        """The SQL and its parameters, with the values prepared for `connection` (which need
+        not be connected: games/store.py sends them on a connection of its own too)."""
         if len(values) != len(self.fields):
             raise ValueError(f"{len(self.fields)} values are needed, not {len(values)}")
-        connection = connections[self.alias]
         if not self.sql:
             self.sql = self.build(connection.ops.quote_name)
         params = [
             field.get_db_prep_save(value, connection=connection)
             for field, value in zip(self.fields, values, strict=True)
         ]
+        return self.sql, [*params, *key]
+
+    def run(self, values: tuple[Any, ...], key: tuple[Any, ...] = ()) -> int:
+        """Run it on the model's database; the number of rows it wrote."""
+        connection = connections[self.alias]
+        sql, params = self.statement(connection, values, key)
         with connection.cursor() as cursor:
-            cursor.execute(self.sql, [*params, *key])
+            cursor.execute(sql, params)
+            return int(cursor.rowcount)
 
     def build(self, quote: Callable[[str], str]) -> str:
         raise NotImplementedError
 
 
 class RowUpdate(_RowWrite):
-    """`UPDATE` of `fields` in the row with a given primary key: `update(pk, *values)`."""
+    """`UPDATE` of `fields` in the row with a given primary key: `update(pk, *values)`, the
+    number of rows written. `at`: columns the row must also hold given values in (`WHERE ...
+    AND version = %s`): `update(pk, *at_values, *values)`."""
+
+    def __init__(
+        self, model: type[Model], fields: tuple[str, ...], at: tuple[str, ...] = ()
+    ) -> None:
+        super().__init__(model, fields)
+        self.at = [model._meta.get_field(name) for name in at]
 
     def build(self, quote: Callable[[str], str]) -> str:
         meta = self.model._meta
         assignments = ", ".join(f"{quote(field.column)} = %s" for field in self.fields)
         # Only the model's own quoted names go into the SQL; every value is a parameter.
         table, key = quote(meta.db_table), quote(meta.pk.column)
-        return f"UPDATE {table} SET {assignments} WHERE {key} = %s"  # noqa: S608
+        where = "".join(f" AND {quote(field.column)} = %s" for field in self.at)
+        return f"UPDATE {table} SET {assignments} WHERE {key} = %s{where}"  # noqa: S608
 
-    def __call__(self, pk: Any, *values: Any) -> None:
-        self.run(values, (pk,))
+    def __call__(self, pk: Any, *values: Any) -> int:
+        at, values = values[: len(self.at)], values[len(self.at) :]
+        return self.run(values, (pk, *at))
 
 
 class RowInsert(_RowWrite):
@@ -163,5 +183,5 @@ class RowInsert(_RowWrite):
         table = quote(self.model._meta.db_table)
         return f"INSERT INTO {table} ({columns}) VALUES ({places})"  # noqa: S608
 
-    def __call__(self, *values: Any) -> None:
-        self.run(values)
+    def __call__(self, *values: Any) -> int:
+        return self.run(values)

@@ -22,7 +22,7 @@ from games.engine import table as table_rules
 from games.markup import _, error_html, live_html, speak
 from games.models import Seat, Table
 from games.refusals import refusal_message
-from games.tables import TableState
+from games.state import TableState
 
 SUIT_SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
 SUIT_NAMES = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}

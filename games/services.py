@@ -1,10 +1,18 @@
-"""Every change to a table goes through here.
+"""Every change to a table goes through here, one way.
 
-Each public function is one transaction with the table row locked: it rebuilds the state from
-the database, validates with the engine, writes, bumps the table's version, computes the next
-deadline, announces the change in the transaction (games/notices.py), and renders this
-process's phones after the commit. Consumers and views never change a table themselves, and
-nothing here knows about requests or sockets.
+A change is decided on the table as one version left it (read from the database, or this
+process's snapshot of it), with no lock held: the engine and the table's own rules
+(games/engine/table.py) check it and apply it to a copy of that version, the table's fields
+move to a new version with its next deadline, and games/store.py writes it in one transaction
+that claims the table's row at the version it was decided on. When another change came first,
+nothing is written, and the change is decided once more on the table as it is then (`_change`);
+a second loss refuses it as `busy`. The change is announced in its transaction and, once it
+commits, to this process's hub and clock (games/events.py).
+
+The rules below only read the database and change the state in memory: the rows a change adds or
+alters beside the table's (a seat, a rubber, a hand) are written by `state.later`, after the
+claim. Consumers and views never change a table themselves, and nothing here knows about
+requests or sockets.
 """
 
 from __future__ import annotations
@@ -14,12 +22,13 @@ import dataclasses
 import logging
 import random
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.db import OperationalError, transaction
+from channels.db import database_sync_to_async
+from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 from django.utils.functional import Promise
@@ -28,7 +37,7 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
 from clubs.models import Club, HouseRuleProfile, Membership
-from games import events, notices, players, signals
+from games import players, signals, store
 from games.access import is_member
 from games.conf import pace, seconds
 from games.engine import Action, BadRecord, IllegalAction, parse_action
@@ -37,7 +46,6 @@ from games.engine.rubber import first_dealer_after
 from games.engine.rules import MAX_SEATS, HouseRules
 from games.engine.table import BOT_STEPS, LAUNDRY_ACTS, Step
 from games.models import (
-    ActionReceipt,
     BotLevel,
     PlayedHand,
     Rubber,
@@ -45,19 +53,9 @@ from games.models import (
     Seat,
     Table,
 )
-from games.prepared import Prepared, RowInsert, RowUpdate
 from games.refusals import engine_message, refusal_message
-from games.tables import (
-    CHANGED_FIELDS,
-    Holder,
-    SeatKeys,
-    TableState,
-    editable_state,
-    finish_hand,
-    load_state,
-    one_snapshot,
-    read_state,
-)
+from games.snapshots import editable_copy, editable_snapshot, read_state
+from games.state import Holder, TableState, finish_hand
 
 log = logging.getLogger(__name__)
 
@@ -87,28 +85,46 @@ class Outcome:
     duplicate: bool = False
 
 
-def _save(state: TableState, now: datetime, *, changed: bool = True) -> int:
-    """Write the change: the hand's new actions, the table's fields, the new version, and the
-    notice that tells the other processes when it commits."""
-    table = state.table
-    if changed:
-        next_version(state, now)
-    else:
-        table.deadline_at = next_deadline(state, now)
-    row = state.hand_row
-    if state.record_changed and row is not None:
-        _HAND_RECORD(row.pk, row.record)
-        state.record_changed = False
-    write = _CHANGED_TABLE if changed else _TABLE_DEADLINE
-    write(table.pk, *(getattr(table, field.attname) for field in write.fields))
-    if changed:
-        version = table.version
-        deadline = table.deadline_at
-        notices.send(table.pk, version, state)
-        # The change is committed whatever happens to its views (a failure is logged, the
-        # phones catch up with the next change, a reconnect or the next heartbeat round).
-        events.send_on_commit(table.pk, version, deadline, state)
-    return table.version
+def _change(
+    table_id: int,
+    make: Callable[[TableState, datetime], None],
+    action_id: str | None = None,
+    *,
+    attempts: int = 2,
+) -> Outcome:
+    """The one way a table changes: `make` decides the change on the table as it is and applies
+    it to the state (raising TableError to refuse it), and the store writes it at the version it
+    was decided on. A change that lost the race to another is decided again on the table as
+    the other left it; after `attempts` losses it is refused as busy."""
+    for _attempt in range(attempts):
+        with store.one_snapshot():
+            table = store.table_row(table_id)
+            if table is None:
+                raise TableError("not_found", _("There is no such table."))
+            if action_id is not None and (done := store.receipt(table_id, action_id)):
+                return Outcome(done, duplicate=True)
+            state = editable_copy(read_state(table))
+        now = timezone.now()
+        make(state, now)
+        try:
+            return Outcome(_write(state, now, action_id))
+        except store.Lost:
+            continue
+        except store.Held:
+            raise Busy from None
+        except store.Duplicate as duplicate:
+            return Outcome(duplicate.version, duplicate=True)
+    raise Busy
+
+
+def _write(
+    state: TableState, now: datetime, action_id: str | None = None, *, waits: bool = True
+) -> int:
+    """The change `state` holds, at the table's next version, written; that version."""
+    base = state.table.version
+    next_version(state, now)
+    store.write(state, base, now, action_id, waits=waits)
+    return state.table.version
 
 
 def next_version(state: TableState, now: datetime) -> None:
@@ -120,36 +136,17 @@ def next_version(state: TableState, now: datetime) -> None:
     table.deadline_at = next_deadline(state, now)
 
 
-# Every action's writes, as SQL built once (what `save(update_fields=...)` would send).
-_CHANGED_TABLE = RowUpdate(Table, CHANGED_FIELDS)
-_TABLE_DEADLINE = RowUpdate(Table, ("deadline_at",))
-_HAND_RECORD = RowUpdate(PlayedHand, ("record",))
-_NEW_RECEIPT = RowInsert(ActionReceipt, ("table", "action_id", "version", "created_at"))
-_LOCKED = Prepared(lambda table_id: Table.objects.select_for_update().filter(pk=table_id))
-# The clock's lock: a row another transaction holds is passed over at once, not waited for
-# (SKIP LOCKED on PostgreSQL; SQLite has one writer at a time and no row locks).
-_CLAIMED = Prepared(
-    lambda table_id: Table.objects.select_for_update(skip_locked=True).filter(pk=table_id)
-)
-_TABLE = Prepared(lambda table_id: Table.objects.filter(pk=table_id))
-_RECEIPT = Prepared(
-    lambda table_id, action_id: ActionReceipt.objects.filter(
-        table_id=table_id, action_id=action_id
-    ).values_list("version")[:1]
-)
-
-
-def _lock(table_id: int) -> Table:
-    try:
-        rows = _LOCKED(table_id)
-    except OperationalError as error:
-        # PostgreSQL gave up waiting for the row (lock_timeout, or statement_timeout first).
-        if getattr(error.__cause__, "sqlstate", None) in ("55P03", "57014"):
-            raise Busy from None
-        raise
-    for table in rows:
-        return table
-    raise TableError("not_found", _("There is no such table."))
+def _changed_seat(state: TableState, index: int, **fields: Any) -> Seat:
+    """A copy of seat `index` with `fields`, in `state`, written with the change (the state's
+    seats may be a snapshot's, shared). Other processes read the table: more than the hand's
+    actions changed."""
+    seat = copy.copy(state.seats[index])
+    for name, value in fields.items():
+        setattr(seat, name, value)
+    state.seats = [seat if s.index == index else s for s in state.seats]
+    state.later.append(lambda: Seat.objects.filter(pk=seat.pk).update(**fields))
+    state.base = None
+    return seat
 
 
 # -- tables and seats ---------------------------------------------------------------------------
@@ -252,47 +249,62 @@ def take_seat(table_id: int, index: int, holder: Holder, name: str) -> int:
     name = " ".join(name.split())[:40]
     if not name:
         raise TableError("bad_name", _("Enter a name to play under."))
-    with transaction.atomic():
-        table = _lock(table_id)
+
+    def make(state: TableState, now: datetime) -> None:
+        table = state.table
         if table.status not in (Table.Status.WAITING, Table.Status.RUBBER_OVER):
             raise TableError("not_waiting", _("Seats are taken before a rubber starts."))
         if not 0 <= index < table.seat_count:
             raise TableError("bad_seat", _("There is no such seat."))
-        _seat_person(table, index, holder, name)
-        state = load_state(table)
-        return _save(state, timezone.now())
+        if not state.seats[index].is_free:
+            raise TableError("seat_taken", _("That seat is taken."))
+        _changed_seat(
+            state,
+            index,
+            holder_key=holder.key,
+            user_id=holder.user_id,
+            guest_id=holder.guest_id,
+            name=name,
+            last_seen=now,
+        )
+
+    return _change(table_id, make).version
 
 
 def leave_seat(table_id: int, index: int, holder: Holder) -> int:
     """A player gets up. Between rubbers her seat is free for whoever comes; between two hands
     of a rubber a computer player takes it and plays the rubber out; during a hand she waits
     for its end (or takes a break)."""
-    with transaction.atomic():
-        table = _lock(table_id)
-        state = load_state(table)
-        seat = _own_seat(state, holder, index)
+
+    def make(state: TableState, now: datetime) -> None:
+        table = state.table
+        _own_seat(state, holder, index)
         if table.status == Table.Status.CLOSED:
             raise TableError("closed", _("This table is closed."))
         playing = table.status == Table.Status.PLAYING
         if playing and state.hand is not None and not state.hand.complete:
             raise TableError("hand_under_way", _("You can leave between hands."))
-        seat.holder_key = ""
-        seat.user = seat.guest = None
-        seat.away, seat.back_at_deal = "", False
-        if playing:
-            seat.bot_level = BotLevel.NORMAL
-            seat.name = _bot_name(index)
-        else:
-            seat.name = ""
-        seat.save()
-        return _save(load_state(table), timezone.now())
+        _changed_seat(
+            state,
+            index,
+            holder_key="",
+            user_id=None,
+            guest_id=None,
+            away="",
+            back_at_deal=False,
+            bot_level=BotLevel.NORMAL if playing else "",
+            name=_bot_name(index) if playing else "",
+        )
+
+    return _change(table_id, make).version
 
 
 def close_table(table_id: int, user: User) -> int:
     """The table's creator or an admin of its club closes it: nothing more is played there. A
     rubber it leaves unfinished is abandoned, and counts in no standings."""
-    with transaction.atomic():
-        table = _lock(table_id)
+
+    def make(state: TableState, now: datetime) -> None:
+        table = state.table
         admin = Membership.objects.filter(
             club_id=table.club_id,
             user=user,
@@ -305,11 +317,13 @@ def close_table(table_id: int, user: User) -> int:
             )
         if table.status == Table.Status.CLOSED:
             raise TableError("closed", _("This table is closed."))
-        state = load_state(table)
-        if state.rubber is not None and not state.rubber.over:
-            Rubber.objects.filter(pk=state.rubber.pk).update(abandoned=True)
+        rubber = state.rubber
+        if rubber is not None and not rubber.over:
+            state.later.append(lambda: Rubber.objects.filter(pk=rubber.pk).update(abandoned=True))
         table.status = Table.Status.CLOSED
-        return _save(load_state(table), timezone.now())
+        state.base = None
+
+    return _change(table_id, make).version
 
 
 # -- away from the table (rules.md 3.8) ----------------------------------------------------------
@@ -318,9 +332,9 @@ def close_table(table_id: int, user: User) -> int:
 def go_away(table_id: int, holder: Holder, index: int, reason: str) -> int:
     """A player steps away: on a break at any moment, or buying a round between hands (once a
     rubber). The table plays for her meanwhile; every phone shows who is away and why."""
-    with transaction.atomic():
-        table = _lock(table_id)
-        state = load_state(table)
+
+    def make(state: TableState, now: datetime) -> None:
+        table = state.table
         seat = _own_seat(state, holder, index)
         rubber = state.rubber
         playing = table.status == Table.Status.PLAYING and rubber is not None
@@ -335,20 +349,18 @@ def go_away(table_id: int, holder: Holder, index: int, reason: str) -> int:
             raise TableError(refused.code, refusal_message(refused)) from None
         if seat.away == reason and not seat.back_at_deal:
             raise TableError("already_away", _("You are away already."))
-        Seat.objects.filter(pk=seat.pk).update(away=reason, back_at_deal=False)
-        state = load_state(table)
-        now = timezone.now()
+        _changed_seat(state, index, away=reason, back_at_deal=False)
         if state.laundry_open(now) and _laundry_done(state):
             table.laundry_until = None
-        return _save(state, now)
+
+    return _change(table_id, make).version
 
 
 def come_back(table_id: int, holder: Holder, index: int) -> int:
     """Back at the table: from a break at once (she plays her own cards if she has not folded);
     from buying a round at the next deal, the hand under way staying as it was dealt."""
-    with transaction.atomic():
-        table = _lock(table_id)
-        state = load_state(table)
+
+    def make(state: TableState, now: datetime) -> None:
         seat = _own_seat(state, holder, index)
         if not seat.away or seat.back_at_deal:
             raise TableError("not_away", _("You are not away."))
@@ -356,13 +368,14 @@ def come_back(table_id: int, holder: Holder, index: int) -> int:
             seat.away == "round"
             and state.hand is not None
             and not state.hand.complete
-            and table.status == Table.Status.PLAYING
+            and state.table.status == Table.Status.PLAYING
         )
         if dealt_away:
-            Seat.objects.filter(pk=seat.pk).update(back_at_deal=True)
+            _changed_seat(state, index, back_at_deal=True)
         else:
-            Seat.objects.filter(pk=seat.pk).update(away="", back_at_deal=False)
-        return _save(load_state(table), timezone.now())
+            _changed_seat(state, index, away="", back_at_deal=False)
+
+    return _change(table_id, make).version
 
 
 def _own_seat(state: TableState, holder: Holder, index: Any) -> Seat:
@@ -380,37 +393,6 @@ def _laundry_done(state: TableState) -> bool:
     )
 
 
-def mark_seen(table_id: int, holder: Holder) -> None:
-    """A phone is here: its seats count as connected (a heartbeat: one update, no lock).
-
-    Nothing else is needed, either way: the deadline of a due player is at the latest when her
-    grace runs out counted from when she was last heard, so a phone that drops is noticed by
-    itself, and a deadline that comes while she is still heard from is re-planned and passes."""
-    if not holder.key and holder.user_id is None and holder.guest_id is None:
-        return
-    seats = [s.pk for s in Seat.objects.filter(table_id=table_id) if holder.holds(s)]
-    if seats:
-        Seat.objects.filter(pk__in=seats).update(last_seen=timezone.now())
-
-
-def mark_seen_all(held: Iterable[tuple[int, Holder]]) -> None:
-    """The heartbeats of every phone connected to a process, in one `UPDATE`."""
-    holders: dict[int, list[Holder]] = {}
-    for table_id, holder in held:
-        holders.setdefault(table_id, []).append(holder)
-    # Plain rows, not model instances: a round reads every seat of the process's tables.
-    seats = Seat.objects.filter(table_id__in=list(holders)).values_list(
-        "pk", "table_id", "holder_key", "user_id", "guest_id", "bot_level"
-    )
-    seen = [
-        pk
-        for pk, table_id, *keys in seats
-        if any(h.holds(SeatKeys(*keys)) for h in holders[table_id])
-    ]
-    if seen:
-        Seat.objects.filter(pk__in=seen).update(last_seen=timezone.now())
-
-
 # -- rubbers ------------------------------------------------------------------------------------
 
 
@@ -418,25 +400,23 @@ def start_rubber(table_id: int, who: User | Holder) -> int:
     """Any player at the table, or its creator, starts a rubber (or another one with the same
     seats after the last). `who`: a member, or whoever a phone speaks for (a guest too)."""
     holder = who if isinstance(who, Holder) else Holder(user_id=who.pk)
-    with transaction.atomic():
-        table = _lock(table_id)
-        state = load_state(table)
+
+    def make(state: TableState, now: datetime) -> None:
+        table = state.table
         if not state.held_by(holder) and table.created_by_id != holder.user_id:
             raise TableError("not_allowed", _("Only the players at the table start a rubber."))
         if table.status not in (Table.Status.WAITING, Table.Status.RUBBER_OVER):
             raise TableError("playing", _("A rubber is going on."))
-        empty = [seat.index for seat in state.seats if seat.is_free]
-        if empty:
+        if any(seat.is_free for seat in state.seats):
             raise TableError("seats_free", _("Every seat needs a player or a computer player."))
-        rules = table.rules()
+        rules = state.rules
         previous = state.rubber
-        if previous is not None and previous.over:
-            last = previous.hands.order_by("-number").first()
-            assert last is not None and last.result is not None
-            dealer = first_dealer_after(last.result, last.seats)
+        last = store.last_hand(previous.pk) if previous is not None and previous.over else []
+        if last and last[0].result is not None:
+            dealer = first_dealer_after(last[0].result, last[0].seats)
         else:
             dealer = random.SystemRandom().randrange(table.seat_count)
-        rubber = Rubber.objects.create(
+        rubber = Rubber(
             table=table,
             number=(previous.number + 1) if previous is not None else 1,
             rules_json=table.rules_json,
@@ -444,20 +424,29 @@ def start_rubber(table_id: int, who: User | Holder) -> int:
             lives=[rules.starting_lives] * table.seat_count,
             dealer=dealer,
         )
-        for seat in state.seats:
-            RubberPlayer.objects.create(
-                rubber=rubber,
+        seated = [
+            RubberPlayer(
                 seat=seat.index,
                 name=seat.name,
                 user_id=seat.user_id,
                 guest_id=seat.guest_id,
                 bot_level=seat.bot_level,
             )
+            for seat in state.seats
+        ]
+
+        def write() -> None:
+            rubber.save()
+            for player in seated:
+                player.rubber = rubber
+            RubberPlayer.objects.bulk_create(seated)
+
+        state.later.append(write)
         table.status = Table.Status.PLAYING
-        state = load_state(table)
-        now = timezone.now()
+        state.rubber, state.hand_row, state.hand, state.hand_seats = rubber, None, None, []
         _deal(state, now)
-        return _save(state, now)
+
+    return _change(table_id, make).version
 
 
 def _deal(state: TableState, now: datetime) -> bool:
@@ -465,26 +454,27 @@ def _deal(state: TableState, now: datetime) -> bool:
     buying a round, or dealt in while away buying one)."""
     assert state.rubber is not None
     rubber_number = state.rubber.number
-    back = [s.pk for s in state.seats if s.back_at_deal]
-    buying = [s for s in state.seats if s.away == "round" and not s.back_at_deal]
-    if back:
-        Seat.objects.filter(pk__in=back).update(away="", back_at_deal=False)
-    if buying:
-        Seat.objects.filter(pk__in=[s.pk for s in buying]).update(round_in_rubber=rubber_number)
-    if back or buying:
-        # The state's seats may be a snapshot's, shared: read them afresh.
-        state.seats = list(Seat.objects.filter(table_id=state.table.pk).order_by("index"))
+    back = [s.index for s in state.seats if s.back_at_deal]
+    buying = [s.index for s in state.seats if s.away == "round" and not s.back_at_deal]
+    for index in back:
+        _changed_seat(state, index, away="", back_at_deal=False)
+    for index in buying:
+        _changed_seat(state, index, round_in_rubber=rubber_number)
     rubber = state.engine_rubber()
     # Every hand dealt while she buys a round, she loses no lives (rules.md 3.8).
-    hand = rubber.deal(immune=[s.index for s in buying])
+    hand = rubber.deal(immune=buying)
     last = state.hand_row
     if last is not None and last.rubber_id == state.rubber.pk:
         number = last.number + 1  # the rubber's latest hand, as load_state reads it
+    elif state.rubber.pk is None:
+        number = 1  # a new rubber
     else:
         number = PlayedHand.objects.filter(rubber=state.rubber).count() + 1
-    state.hand_row = PlayedHand.objects.create(
+    row = PlayedHand(
         rubber=state.rubber, number=number, seats=list(rubber.hand_seats), record=hand.record()
     )
+    state.later.append(row.save)
+    state.hand_row = row
     state.hand = hand
     state.hand_seats = list(rubber.hand_seats)
     state.base = None  # a new hand: other processes read it (its cards) from the database
@@ -502,44 +492,82 @@ def _deal(state: TableState, now: datetime) -> bool:
 
 
 def _finish_hand(state: TableState, now: datetime) -> None:
+    """The end of the hand: its result, the rubber as it leaves it and the players' tallies,
+    written with the change."""
     outcome = finish_hand(state, now)
-    row, rubber_row = state.hand_row, state.rubber
+    row, rubber_row, table = state.hand_row, state.rubber, state.table
     assert row is not None and rubber_row is not None
-    row.save(update_fields=["complete", "result", "finished_at"])
-    rubber_row.save()
-    # The players' tallies: a statement per seat that lost lives (and two at a rubber's end),
-    # not a read and a write per player.
-    players = RubberPlayer.objects.filter(rubber=rubber_row)
-    for seat, lost in outcome.lives_lost.items():
-        if lost:
-            players.filter(seat=seat).update(lives_lost=F("lives_lost") + lost)
-    if rubber_row.over:
-        players.filter(seat__in=rubber_row.losers).update(lost=True)
-        players.filter(seat=rubber_row.winner).update(won=True)
-        # The nights hook: standings, rounds owed and ratings are written in this transaction.
-        signals.rubber_finished.send(
-            sender=Rubber, rubber=rubber_row, table=state.table, hand=row, now=now
-        )
+
+    def write() -> None:
+        row.save(update_fields=["record", "complete", "result", "finished_at"])
+        rubber_row.save()
+        # The players' tallies: a statement per seat that lost lives (and two at a rubber's
+        # end), not a read and a write per player.
+        players = RubberPlayer.objects.filter(rubber=rubber_row)
+        for seat, lost in outcome.lives_lost.items():
+            if lost:
+                players.filter(seat=seat).update(lives_lost=F("lives_lost") + lost)
+        if rubber_row.over:
+            players.filter(seat__in=rubber_row.losers).update(lost=True)
+            players.filter(seat=rubber_row.winner).update(won=True)
+            # The nights hook: standings, rounds owed and ratings are written in this
+            # transaction.
+            signals.rubber_finished.send(
+                sender=Rubber, rubber=rubber_row, table=table, hand=row, now=now
+            )
+
+    state.later.append(write)
 
 
 # -- actions ------------------------------------------------------------------------------------
 
 
 def act(
-    table_id: int, holder: Holder, seat: int, payload: Mapping[str, Any], action_id: str
+    table_id: int,
+    holder: Holder,
+    seat: int,
+    payload: Mapping[str, Any],
+    action_id: str,
+    *,
+    attempts: int = 2,
 ) -> Outcome:
     """A player's action from a phone: applied once per `action_id`, or refused with a reason."""
     check_action_id(action_id)
-    with transaction.atomic():
-        table = _lock(table_id)
-        for (version,) in _RECEIPT(table.pk, action_id):
-            return Outcome(version, duplicate=True)
-        state = editable_state(table)
-        now = timezone.now()
+
+    def make(state: TableState, now: datetime) -> None:
         play(state, holder, seat, payload, now)
-        version = _save(state, now)
-        _NEW_RECEIPT(table.pk, action_id, version, now)
-        return Outcome(version)
+
+    return _change(table_id, make, action_id, attempts=attempts)
+
+
+async def act_here(
+    table_id: int, holder: Holder, seat: int, payload: Mapping[str, Any], action_id: str
+) -> Outcome:
+    """`act`, from the event loop: decided on this process's snapshot of the table where it has
+    one (no query, no replay) and written by the store (games/store.py chooses where). An
+    action refused on the snapshot, or that lost the race, is decided once more in a worker
+    thread on the table as the database has it: a snapshot may be a change behind."""
+    check_action_id(action_id)
+    state = editable_snapshot(table_id)
+    if state is not None:
+        now = timezone.now()
+        try:
+            play(state, holder, seat, payload, now)
+        except TableError:
+            pass  # told with the database's word (and a repeated id is no refusal)
+        else:
+            base = state.table.version
+            next_version(state, now)
+            try:
+                if await store.write_here(state, base, now, action_id):
+                    return Outcome(state.table.version)
+            except store.Duplicate as duplicate:
+                return Outcome(duplicate.version, duplicate=True)
+            return await _act(table_id, holder, seat, payload, action_id, attempts=1)
+    return await _act(table_id, holder, seat, payload, action_id)
+
+
+_act = database_sync_to_async(act)
 
 
 def check_action_id(action_id: Any) -> None:
@@ -553,13 +581,9 @@ def play(
     seat: Any,
     payload: Mapping[str, Any],
     now: datetime,
-    *,
-    ending: bool = True,
 ) -> None:
     """A player's action checked against `state` (the table's seats, its hand, the engine's
-    rules) and applied to it; a refusal raises TableError and leaves the database alone.
-    `ending=False`: an action that ends the hand raises EndsHand instead of writing the hand's
-    result and the next hand's rows."""
+    rules) and applied to it; a refusal raises TableError."""
     table = state.table
     if table.slate:
         # Its players hold real cards: the slate is written through games/slate.py alone.
@@ -592,7 +616,7 @@ def play(
             "bad_action",
             format_lazy(_("That action is not understood: {detail}"), detail=error.message),
         ) from None
-    _apply(state, action, now, ending=ending)
+    _apply(state, action, now)
 
 
 def check_hand(state: TableState, named: Any) -> None:
@@ -605,17 +629,16 @@ def check_hand(state: TableState, named: Any) -> None:
 
 def ready(table_id: int, holder: Holder, seat: int, hand: str | None = None) -> int:
     """A player is done with the laundry; when every seat is, the window closes early."""
-    with transaction.atomic():
-        table = _lock(table_id)
-        state = load_state(table)
+
+    def make(state: TableState, now: datetime) -> None:
         if not 0 <= seat < len(state.seats) or not holder.holds(state.seats[seat]):
             raise TableError("not_your_seat", _("That is not your seat."))
         check_hand(state, hand)
-        now = timezone.now()
         if not state.laundry_open(now):
             raise TableError("laundry_closed", _("The laundry is over."))
         _mark_ready(state, seat)
-        return _save(state, now)
+
+    return _change(table_id, make).version
 
 
 def _mark_ready(state: TableState, seat: int) -> None:
@@ -626,11 +649,7 @@ def _mark_ready(state: TableState, seat: int) -> None:
         table.laundry_until = None
 
 
-class EndsHand(Exception):
-    """The action ends the hand, which writes more than the table and the hand's record."""
-
-
-def _apply(state: TableState, action: Action, now: datetime, *, ending: bool = True) -> None:
+def _apply(state: TableState, action: Action, now: datetime) -> None:
     """The table's own rules around the engine's, then the engine, then the stored record."""
     hand, row, table = state.hand, state.hand_row, state.table
     assert hand is not None and row is not None
@@ -650,7 +669,7 @@ def _apply(state: TableState, action: Action, now: datetime, *, ending: bool = T
     except IllegalAction as error:
         raise TableError(error.code, engine_message(error)) from None
     row.record["actions"].append(action.to_json())
-    state.record_changed = True  # written with the table's fields (_save)
+    state.record_changed = True  # written with the table's fields (games/store.py)
     if action.act == "exchange":
         table.laundry_until = max(
             table.laundry_until or now, now + timedelta(seconds=seconds("TOEPEN_CHALLENGE_SECONDS"))
@@ -665,8 +684,6 @@ def _apply(state: TableState, action: Action, now: datetime, *, ending: bool = T
     elif not hand.awaiting:
         table.awaiting_since = None
     if hand.complete:
-        if not ending:
-            raise EndsHand
         _finish_hand(state, now)
 
 
@@ -754,70 +771,50 @@ def _dropped_to_a_break(state: TableState, index: int, now: datetime) -> None:
     silent_since = now - timedelta(seconds=seconds("TOEPEN_GRACE_SECONDS"))
     if seat.last_seen is not None and seat.last_seen > silent_since:
         return  # her turn clock ran out, her phone is here: she is not away
-    Seat.objects.filter(pk=seat.pk).update(away="break")
-    # The state's seats may be a snapshot's, shared: a copy of the list and of her seat.
-    changed = copy.copy(seat)
-    changed.away = "break"
-    state.seats = [changed if s is seat else s for s in state.seats]
-    state.base = None  # more than the hand's actions changed: other processes read the table
+    _changed_seat(state, index, away="break")
 
 
 def fire_deadline(table_id: int, now: datetime | None = None) -> bool:
     """Do what the table must do by itself at `now`; True when it changed. Raises Busy, at
     once, when another transaction holds the table's row.
 
-    A computer player thinks before the table is locked; its move is applied only if the table
-    has not changed meanwhile (else the new state has its own deadline, and the clock comes back).
-    """
+    The step is planned, and a computer player thinks, on the table as it was read, with no
+    lock: the change holds only if the table is still at that version when it is written
+    (else the new version has its own deadline, and the clock comes back)."""
     now = now or timezone.now()
-    with one_snapshot():
-        table = next(iter(_TABLE(table_id)), None)
+    with store.one_snapshot():
+        table = store.table_row(table_id)
         if table is None or table.deadline_at is None or table.deadline_at > now:
             return False
         current = read_state(table)  # this version's snapshot: planning and thinking only read
-    planned = _due_step(current, now)
+    step = _due_step(current, now)
     decision = None
-    if planned is not None and planned.kind in BOT_STEPS:
-        decision = _think(current, planned)
-    with transaction.atomic():
-        locked = next(iter(_CLAIMED(table_id)), None)
-        if locked is None:
-            # Another transaction holds the row (or the table is gone): a stuck one must not
-            # stop the clock, which fires the other tables and comes back to this one.
-            raise Busy
-        if locked.version != table.version or locked.deadline_at is None:
-            return False
-        state = editable_state(locked)
-        step = _due_step(state, now)
-        if step is None:
-            _save(state, now, changed=False)
-            return False
-        if step != planned:
-            decision = None
-            if step.kind in BOT_STEPS:
-                return False  # think again, unlocked, on the next tick
-        try:
-            with transaction.atomic():
-                _carry_out(state, step, now, decision)
-                _save(state, now)
-        except _NothingChanged:
-            locked.bots_offered = state.table.bots_offered
-            locked.save(update_fields=["bots_offered"])
-            _save(state, now, changed=False)
-            return False
-        except TableError:
-            # Should not happen (the plan and the engine agree); never spin on it: retry later.
-            log.exception("table %s: a deadline could not be carried out", table_id)
-            locked.deadline_at = now + timedelta(seconds=5)
-            locked.save(update_fields=["deadline_at"])
-            return False
-        return True
-
-
-def due_tables(now: datetime | None = None) -> list[int]:
-    now = now or timezone.now()
-    return list(
-        Table.objects.filter(deadline_at__lte=now)
-        .order_by("deadline_at")
-        .values_list("pk", flat=True)[:100]
-    )
+    if step is not None and step.kind in BOT_STEPS:
+        decision = _think(current, step)
+    state = editable_copy(current)
+    if step is None:
+        state.table.deadline_at = next_deadline(state, now)
+        store.note(state.table, table.version)
+        return False
+    try:
+        _carry_out(state, step, now, decision)
+    except _NothingChanged:
+        state.table.deadline_at = next_deadline(state, now)
+        store.note(state.table, table.version)
+        return False
+    except TableError:
+        # Should not happen (the plan and the engine agree); never spin on it: retry later.
+        log.exception("table %s: a deadline could not be carried out", table_id)
+        state = editable_copy(current)
+        state.table.deadline_at = now + timedelta(seconds=5)
+        store.note(state.table, table.version)
+        return False
+    try:
+        _write(state, now, waits=False)
+    except store.Lost:
+        return False
+    except store.Held:
+        # Another transaction holds the row: a stuck one must not stop the clock, which fires
+        # the other tables and comes back to this one.
+        raise Busy from None
+    return True

@@ -1,7 +1,7 @@
 """Slate tables: a club plays with real cards and one phone (or several) keeps the slate.
 
-The slate's changes go through here, each one transaction with the table locked, as every
-change in games/services.py (whose lock, state, save, deal and end of a hand it uses). A keeper
+The slate's changes go through here, each one change of games/services.py (decided on the table
+as one version left it and written at that version; its deal and end of a hand). A keeper
 writes for every player: an entry names the table seat it is FOR, carries an id (applied once,
 `ActionReceipt`) and the hand it was made on. Every life is the engine's: the hand is a slate
 hand (rules.md 3.9), replayed from its record, and an undo drops the record's last action and
@@ -16,33 +16,29 @@ from datetime import datetime
 from typing import Any
 
 from django.db import transaction
-from django.utils import timezone
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
 from clubs.models import Club, HouseRuleProfile
+from games import store
 from games.access import is_member
 from games.engine import BadRecord, IllegalAction, parse_action, parse_record
 from games.engine.rubber import Rubber as EngineRubber
 from games.models import PlayedHand, RubberPlayer, Seat, SlateKeepers, Table
 from games.refusals import REASONS, engine_message
 from games.services import (
-    _HAND_RECORD,
-    _NEW_RECEIPT,
-    _RECEIPT,
     Outcome,
     TableError,
+    _change,
     _deal,
     _finish_hand,
-    _lock,
-    _save,
     check_action_id,
     check_hand,
     start_rubber,
     table_rules_of,
 )
-from games.tables import TableState, editable_state, load_state
+from games.state import TableState, take_hand
 
 # A slate seat's `holder_key`: the seat is taken (a player sits there) but no phone holds it;
 # no browser's key is ever this (theirs are random tokens).
@@ -114,16 +110,14 @@ def create_slate_table(
     return table
 
 
-def _slate_table(table_id: int, user: Any) -> Table:
-    """The slate table, locked, when `user` may keep its slate."""
-    table = _lock(table_id)
+def _check_keeper(table: Table, user: Any) -> None:
+    """Refused unless `table` is a slate table and `user` may keep its slate."""
     if not table.slate:
         raise TableError("not_slate", _("This table is not a slate table."))
     if not may_keep(table, user):
         raise TableError("not_keeper", _("You may follow this slate, not write on it."))
     if table.status == Table.Status.CLOSED:
         raise TableError("closed", _("This table is closed."))
-    return table
 
 
 def _refusal(state: TableState, seat: int, error: IllegalAction) -> TableError:
@@ -138,16 +132,12 @@ def write(table_id: int, user: Any, frame: Mapping[str, Any], action_id: Any) ->
     """An entry on the slate (`frame`: `act`, `seat` it is for, `target` and `clean` for a
     challenge, `hand` it was made on), applied once per `action_id` or refused with a reason."""
     check_action_id(action_id)
-    with transaction.atomic():
-        table = _slate_table(table_id, user)
-        for (version,) in _RECEIPT(table.pk, action_id):
-            return Outcome(version, duplicate=True)
-        state = editable_state(table)
-        now = timezone.now()
+
+    def make(state: TableState, now: datetime) -> None:
+        _check_keeper(state.table, user)
         _write(state, frame, now)
-        version = _save(state, now)
-        _NEW_RECEIPT(table.pk, action_id, version, now)
-        return Outcome(version)
+
+    return _change(table_id, make, action_id)
 
 
 def _write(state: TableState, frame: Mapping[str, Any], now: datetime) -> None:
@@ -188,10 +178,8 @@ def _write(state: TableState, frame: Mapping[str, Any], now: datetime) -> None:
         _finish_hand(state, now)
         assert state.rubber is not None
         if not state.rubber.over:
-            # Real cards are dealt at the table: the slate's next hand starts at once (and
-            # the finished hand's record is written now, as `_save` writes the new one's).
-            _HAND_RECORD(row.pk, row.record)
-            state.record_changed = False
+            # Real cards are dealt at the table: the slate's next hand starts at once (the
+            # finished hand's record is written with its end).
             _deal(state, now)
 
 
@@ -201,41 +189,40 @@ def undo(table_id: int, user: Any, named_hand: Any, action_id: Any) -> Outcome:
     The records are kept as they are after the undo, and the rubber's lives are the engine's
     from its hands' records."""
     check_action_id(action_id)
-    with transaction.atomic():
-        table = _slate_table(table_id, user)
-        for (version,) in _RECEIPT(table.pk, action_id):
-            return Outcome(version, duplicate=True)
-        state = load_state(table)
+
+    def make(state: TableState, now: datetime) -> None:
+        table = state.table
+        _check_keeper(table, user)
         if state.rubber is None or state.hand_row is None:
             raise TableError("nothing_to_undo", _("There is nothing to undo."))
         check_hand(state, named_hand)
-        row = state.hand_row
+        hands = list(PlayedHand.objects.filter(rubber=state.rubber).order_by("number"))
+        row = hands[-1]
         if not row.record["actions"]:
-            earlier = PlayedHand.objects.filter(rubber=state.rubber, number=row.number - 1).first()
-            if earlier is None:
+            if len(hands) < 2:
                 raise TableError("nothing_to_undo", _("There is nothing to undo."))
-            row.delete()
-            row = earlier
+            state.later.append(row.delete)
+            hands.pop()
+            row = hands[-1]
         actions = row.record["actions"]
         row.record = {**row.record, "actions": actions[:-1]}
         row.complete, row.result, row.finished_at = False, None, None
-        row.save(update_fields=["record", "complete", "result", "finished_at"])
-        _rebuild_rubber(state)
+        fields = ["record", "complete", "result", "finished_at"]
+        state.later.append(lambda: row.save(update_fields=fields))
+        _rebuild_rubber(state, hands)
         table.status = Table.Status.PLAYING
         table.laundry_until = table.awaiting_since = None
-        now = timezone.now()
-        state = load_state(table)
-        version = _save(state, now)
-        _NEW_RECEIPT(table.pk, action_id, version, now)
-        return Outcome(version)
+        take_hand(state, row)
+        state.base = None
+
+    return _change(table_id, make, action_id)
 
 
-def _rebuild_rubber(state: TableState) -> None:
-    """The rubber's lives, dealer, end and tallies as its finished hands leave them, each
-    replayed by the engine from its record."""
+def _rebuild_rubber(state: TableState, hands: list[PlayedHand]) -> None:
+    """The rubber's lives, dealer, end and tallies as its finished `hands` leave them, each
+    replayed by the engine from its record (written with the change)."""
     rubber_row = state.rubber
     assert rubber_row is not None
-    hands = list(PlayedHand.objects.filter(rubber=rubber_row).order_by("number"))
     first = hands[0]
     rubber = EngineRubber(
         state.rules,
@@ -260,17 +247,23 @@ def _rebuild_rubber(state: TableState) -> None:
     rubber_row.over, rubber_row.winner = rubber.over, rubber.winner
     rubber_row.losers = list(rubber.losers)
     rubber_row.finished_at = None
-    rubber_row.save()
-    for player in RubberPlayer.objects.filter(rubber=rubber_row):
-        player.lives_lost = lost[player.seat]
-        player.won = player.lost = False
-        player.save(update_fields=["lives_lost", "won", "lost"])
+
+    def write() -> None:
+        rubber_row.save()
+        for player in RubberPlayer.objects.filter(rubber=rubber_row):
+            player.lives_lost = lost[player.seat]
+            player.won = player.lost = False
+            player.save(update_fields=["lives_lost", "won", "lost"])
+
+    state.later.append(write)
 
 
 def next_rubber(table_id: int, user: Any) -> int:
     """A keeper starts the next rubber with the same players, once the last is over."""
-    with transaction.atomic():
-        table = _slate_table(table_id, user)
-        if table.status != Table.Status.RUBBER_OVER:
-            raise TableError("playing", _("A rubber is going on."))
-        return start_rubber(table.pk, table.created_by)
+    table = store.table_row(table_id)
+    if table is None:
+        raise TableError("not_found", _("There is no such table."))
+    _check_keeper(table, user)
+    if table.status != Table.Status.RUBBER_OVER:
+        raise TableError("playing", _("A rubber is going on."))
+    return start_rubber(table.pk, table.created_by)

@@ -32,7 +32,8 @@ from games.models import Table
 from games.render import Shared
 from games.services import TableError
 from games.slate_markup import render_slate
-from games.tables import TableState, view_state
+from games.snapshots import view_state
+from games.state import TableState
 
 
 class SlateConsumer(TableConsumer):

@@ -31,7 +31,9 @@ from games.models import Table
 from games.render import Viewer, build_context, choose_active
 from games.services import TableError
 from games.slate_markup import render_slate
-from games.tables import Holder, load_state, one_snapshot
+from games.snapshots import load_state
+from games.state import Holder
+from games.store import one_snapshot
 from toepen_site.security import allow_own_websocket
 
 

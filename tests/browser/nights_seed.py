@@ -32,7 +32,7 @@ def main(spec: dict[str, Any]) -> dict[str, Any]:
     from games import services
     from games.engine import HouseRules
     from games.models import Table
-    from games.tables import Holder
+    from games.state import Holder
     from nights import services as nights
     from nights.models import ClubNights
 

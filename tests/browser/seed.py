@@ -28,7 +28,7 @@ def main(spec: dict[str, Any]) -> dict[str, Any]:
     from games.consumers import HOLDER_SESSION_KEY
     from games.engine import HouseRules
     from games.models import Table
-    from games.tables import Holder
+    from games.state import Holder
 
     club, _ = Club.objects.get_or_create(name="De Gouden Klaver", slug="de-gouden-klaver")
     rules = HouseRules(**spec.get("rules", {}))

@@ -197,7 +197,7 @@ async def connect(person: Person, code: str, origin: tuple[bytes, bytes] = ORIGI
 
 def seat_people(table_id: int, people: Iterable[tuple[int, Person]]) -> None:
     from games import services
-    from games.tables import Holder
+    from games.state import Holder
 
     for index, person in people:
         holder = Holder(

@@ -2,13 +2,14 @@
 notice that carries a change to the other processes whatever becomes of its writer.
 
 Not collected by the suite itself (the name does not start with test_): the suite's
-tests/scaleout/test_quick_postgres.py runs this file, like quick_cases.py, in a pytest of its
-own whose settings point at a fresh PostgreSQL database.
+tests/scaleout/test_loop_write_postgres.py runs this file, like loop_write_cases.py, in a pytest
+of its own whose settings point at a fresh PostgreSQL database.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
@@ -19,10 +20,10 @@ from channels.db import database_sync_to_async
 from django.db import connection, transaction
 from django.utils import timezone
 
-from games import clock, notices, quick, services
+from games import clock, notices, services, store
 from games.models import Table
 from tests.live.conftest import Club4
-from tests.live.quick_cases import a_card, rows, snapshot
+from tests.live.loop_write_cases import a_card, decided, rows, snapshot
 from tests.live.test_table_services import four_people_table, holder, people
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -31,7 +32,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 @pytest.fixture(autouse=True)
 def on_postgresql() -> None:
     if connection.vendor != "postgresql":
-        pytest.fail("these cases run on PostgreSQL only (tests/scaleout/test_quick_postgres.py)")
+        pytest.fail(
+            "these cases run on PostgreSQL only (tests/scaleout/test_loop_write_postgres.py)"
+        )
 
 
 @pytest.fixture
@@ -92,26 +95,30 @@ def test_an_action_at_a_table_held_beyond_the_lock_timeout_is_refused_as_busy(
     assert services.act(table.pk, who, seat, payload, "held").version == table.version + 1
 
 
-async def test_a_quick_action_at_a_held_table_leaves_it_to_the_locked_path_without_waiting(
+async def test_a_change_on_the_loop_at_a_held_table_writes_nothing_without_waiting(
     klaver: Club4, stuck: psycopg.Connection[Any]
 ) -> None:
-    """The quick path's one connection serves every table of the process: it never waits for
-    a row (which would hold up every other table's quick actions), nor takes a held row for a
-    broken connection. (database_sync_to_async: its connections are closed after each use, so
+    """The loop's one connection serves every table of the process: it never waits for a row
+    (which would hold up every other table's changes), nor takes a held row for a broken
+    connection. (database_sync_to_async: its connections are closed after each use, so
     none is left open on the test database.)"""
     table = await database_sync_to_async(four_people_table)(klaver)
     seat, payload = await database_sync_to_async(a_card)(table.pk)
     await snapshot(table.pk)
     before = await database_sync_to_async(rows)(table.pk)
     await database_sync_to_async(hold)(stuck, table.pk)
-    fast = quick.QuickActions(asyncio.get_running_loop())
+    writer = store.LoopWriter(asyncio.get_running_loop())
     try:
         who = holder(people(klaver)[seat])
-        assert await fast.act(table.pk, who, seat, payload, "held") is None
-        assert fast.connection is not None and fast.failed_at is None  # not dropped
+        now = timezone.now()
+        state, base = decided(table.pk, who, seat, payload, now)
+        started = time.monotonic()
+        assert not await writer.write(state, base, now, "held")
+        assert time.monotonic() - started < 0.4  # the lock timeout is 0.5 s
+        assert writer.connection is not None and writer.failed_at is None  # not dropped
     finally:
         await database_sync_to_async(stuck.rollback)()
-        await fast.close()
+        await writer.close()
     assert await database_sync_to_async(rows)(table.pk) == before
 
 

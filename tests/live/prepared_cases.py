@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db import transaction
 from django.db.models import Model
 
-from games import services, tables
+from games import store
 from games.models import ActionReceipt, PlayedHand, Rubber, Seat, Table
+from games.state import CHANGED_FIELDS
 
 
 def columns(instance: Model) -> dict[str, tuple[type, Any]]:
@@ -35,26 +35,20 @@ def mismatches(table_id: int, action_id: str) -> list[str]:
             found.append(f"{name}: {given!r} != {expected!r}")
 
     for _ in range(2):
-        with transaction.atomic():
-            compare(
-                "lock",
-                [services._lock(table_id)],
-                [Table.objects.select_for_update().get(pk=table_id)],
-            )
-        compare("table", services._TABLE(table_id), list(Table.objects.filter(pk=table_id)))
+        compare("table", store.table(table_id), list(Table.objects.filter(pk=table_id)))
         compare(
             "seats",
-            tables._SEATS(table_id),
+            store.seats(table_id),
             list(Seat.objects.filter(table_id=table_id).order_by("index")),
         )
         rubbers = list(Rubber.objects.filter(table_id=table_id).order_by("-number")[:1])
-        compare("last rubber", tables._LAST_RUBBER(table_id), rubbers)
+        compare("last rubber", store.last_rubber(table_id), rubbers)
         hands = list(PlayedHand.objects.filter(rubber=rubbers[0]).order_by("-number")[:1])
-        compare("last hand", tables._LAST_HAND(rubbers[0].pk), hands)
-        compare("hand", tables._HAND(hands[0].pk), hands)
+        compare("last hand", store.last_hand(rubbers[0].pk), hands)
+        compare("hand", store._HAND(hands[0].pk), hands)
         compare(
             "receipt",
-            services._RECEIPT(table_id, action_id),
+            store._RECEIPT(table_id, action_id),
             list(
                 ActionReceipt.objects.filter(table_id=table_id, action_id=action_id).values_list(
                     "version"
@@ -85,8 +79,11 @@ def write_mismatches(table_id: int) -> list[str]:
         "bots_offered": [],
         "deadline_at": now + timedelta(minutes=1),
     }
-    assert tuple(values) == tables.CHANGED_FIELDS
-    services._CHANGED_TABLE(table_id, *values.values())
+    assert tuple(values) == CHANGED_FIELDS
+    version = Table.objects.get(pk=table_id).version
+    # The claim: written only at the version it names.
+    assert store._CLAIM(table_id, version + 1, *values.values()) == 0
+    assert store._CLAIM(table_id, version, *values.values()) == 1
     prepared = columns(Table.objects.get(pk=table_id))
     Table.objects.filter(pk=table_id).update(**values)
     if prepared != (orm := columns(Table.objects.get(pk=table_id))):
@@ -96,13 +93,13 @@ def write_mismatches(table_id: int) -> list[str]:
     if hand is None:
         return [*found, "no hand to write to"]
     record = {**hand.record, "actions": [*hand.record["actions"], {"seat": 0, "act": "knock"}]}
-    services._HAND_RECORD(hand.pk, record)
+    store._HAND_RECORD(hand.pk, record)
     prepared = columns(PlayedHand.objects.get(pk=hand.pk))
     PlayedHand.objects.filter(pk=hand.pk).update(record=record)
     if prepared != (orm := columns(PlayedHand.objects.get(pk=hand.pk))):
         found.append(f"record: {prepared!r} != {orm!r}")
 
-    services._NEW_RECEIPT(table_id, "written", 41, now)
+    store._NEW_RECEIPT(table_id, "written", 41, now)
     receipt = ActionReceipt.objects.get(table_id=table_id, action_id="written")
     expected = ActionReceipt(
         pk=receipt.pk, table_id=table_id, action_id="written", version=41, created_at=now

@@ -12,7 +12,7 @@ from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 
-from games import services
+from games import services, store
 from games.models import Table
 from tests.live.conftest import (
     ORIGIN,
@@ -105,7 +105,7 @@ async def test_an_illegal_move_is_refused_with_the_engines_reason(klaver: Club4)
     @database_sync_to_async
     def card_she_does_not_hold() -> tuple[str, str]:
         from games.engine import TOKENS
-        from games.tables import load_state
+        from games.snapshots import load_state
 
         state = load_state(Table.objects.get(pk=table.pk))
         assert state.hand is not None
@@ -149,7 +149,7 @@ async def test_a_repeated_action_id_is_applied_once(klaver: Club4) -> None:
 
     @database_sync_to_async
     def knock_frame() -> dict | None:
-        from games.tables import load_state
+        from games.snapshots import load_state
 
         state = load_state(Table.objects.get(pk=table.pk))
         assert state.hand is not None
@@ -388,7 +388,7 @@ async def test_a_frame_that_needs_no_database_is_answered_while_the_database_thr
 @database_sync_to_async
 def knock_frame_for(table: Table, seat: int, action_id: str) -> dict:
     """A knock by `seat` that the engine allows now (at the start of a hand, anyone may)."""
-    from games.tables import load_state
+    from games.snapshots import load_state
 
     state = load_state(Table.objects.get(pk=table.pk))
     assert state.hand is not None
@@ -448,17 +448,18 @@ async def test_a_database_error_during_an_action_asks_the_phone_to_send_it_again
     table = await started_table(klaver)
     bram = await connect(klaver.bram, table.code)
     frame = await knock_frame_for(table, 1, "retry1")
-    real_act = services.act
+    real_write = store.write
     calls = 0
 
-    def act_once_away(*args, **kwargs):
+    def write_once_away(*args, **kwargs):
         nonlocal calls
         calls += 1
         if calls == 1:
             raise OperationalError("server closed the connection unexpectedly")
-        return real_act(*args, **kwargs)
+        return real_write(*args, **kwargs)
 
-    monkeypatch.setattr(services, "act", act_once_away)
+    # The one write of every change fails once, as a dropped database connection does.
+    monkeypatch.setattr(store, "write", write_once_away)
     await refused(bram, frame, "trying again")
     reply = bram.frames[-1]
     assert 'data-code="retry"' in reply and 'data-id="retry1"' in reply
@@ -491,7 +492,7 @@ async def test_a_quiet_phone_hears_the_heartbeat_and_none_while_the_database_is_
 
     # A server that cannot reach the database does not say it is fine: the phone hears
     # nothing, and says so (static/js/table.js).
-    monkeypatch.setattr(services, "mark_seen_all", away)
+    monkeypatch.setattr(store, "mark_seen_all", away)
     await anna.drain(timeout=0.3)
     assert await anna.communicator.receive_nothing(timeout=1)
     await anna.close()

@@ -14,7 +14,7 @@ from games import services
 from games.engine import HouseRules
 from games.history import standings
 from games.models import RubberPlayer, Table
-from games.tables import Holder
+from games.state import Holder
 from tests.live.conftest import Club4
 
 pytestmark = pytest.mark.django_db(transaction=True)

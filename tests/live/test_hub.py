@@ -14,19 +14,12 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone, translation
 
-from games import events, hub, services, tables
+from games import events, hub, services, snapshots, store
 from games.engine import HouseRules
 from games.models import Seat, Table
 from games.render import Shared, Viewer, render_view
-from games.tables import (
-    Holder,
-    TableState,
-    advance,
-    change_of,
-    load_state,
-    remember,
-    view_state,
-)
+from games.snapshots import advance, load_state, remember, view_state
+from games.state import CHANGED_FIELDS, Holder, TableState, change_of
 from tests.live.conftest import KEEP_PUBLISHED, Club4
 from tests.live.test_table_services import four_people_table, holder, people, play_a_card
 
@@ -131,7 +124,7 @@ def test_heartbeats_of_every_phone_here_are_one_update(klaver: Club4) -> None:
     anna, bram = people(klaver)[0], people(klaver)[1]
     held = {(first.pk, holder(anna)), (second.pk, holder(bram))}
     with CaptureQueriesContext(connection) as queries:
-        services.mark_seen_all(held)
+        store.mark_seen_all(held)
     assert [q["sql"].split()[0] for q in queries] == ["SELECT", "UPDATE"]
     fresh = {
         (s.table_id, s.index)
@@ -159,15 +152,15 @@ def moved_elsewhere(
 ) -> tuple[TableState, TableState]:
     """Another process, which had the version `before`, hears `change`: its snapshot moved on
     with no query, and the table as the database now has it (the table's fields compared)."""
-    tables._views.clear()
-    tables._played.clear()
+    snapshots._views.clear()
+    snapshots._played.clear()
     remember(before)
     with CaptureQueriesContext(connection) as queries:
         moved = advance(table_id, [change])
     assert len(queries) == 0
     fresh = load_state(Table.objects.get(pk=table_id))
     assert moved is not None and moved.table.version == fresh.table.version
-    for name in tables.CHANGED_FIELDS:
+    for name in CHANGED_FIELDS:
         assert getattr(moved.table, name) == getattr(fresh.table, name), name
     return moved, fresh
 
@@ -205,17 +198,17 @@ def test_new_states_of_a_table_keep_its_parsed_rules(klaver: Club4, monkeypatch)
     published = keep_published(monkeypatch)
     before = load_state(Table.objects.get(pk=table.pk))
     rules = before.rules
-    assert tables._editable(before, copy.copy(before.table)).rules is rules
+    assert snapshots._editable(before, copy.copy(before.table)).rules is rules
     play_a_card(klaver, table, "rules-1")
     moved, fresh = moved_elsewhere(table.pk, before, change_of(published[-1]))
     assert moved.rules is rules
     assert fresh.rules == rules and fresh.rules is not rules
     # Heard from the seats: the snapshot is replaced, its rules are not parsed again.
     seat = Seat.objects.get(table_id=table.pk, index=1)
-    tables.refresh_presence([(seat.pk, table.pk, timezone.now() + timedelta(seconds=5))])
-    assert tables._views[table.pk] is not moved and tables._views[table.pk].rules is rules
+    snapshots.refresh_presence([(seat.pk, table.pk, timezone.now() + timedelta(seconds=5))])
+    assert snapshots._views[table.pk] is not moved and snapshots._views[table.pk].rules is rules
     # A table row whose rules are not the very same object (read again) parses them itself.
-    again = tables._editable(before, Table.objects.get(pk=table.pk))
+    again = snapshots._editable(before, Table.objects.get(pk=table.pk))
     assert "rules" not in again.__dict__ and again.rules == rules
 
 
@@ -250,17 +243,17 @@ def test_another_process_moves_its_snapshot_through_a_deal_with_one_read(
     change = change_of(published[-1])
     assert change is not None and change["deal"] == published[-1].hand_row.pk
     assert "actions" not in change and "cards" not in str(change)
-    tables._views.clear()
-    tables._played.clear()
+    snapshots._views.clear()
+    snapshots._played.clear()
     remember(finished)
     assert advance(table.pk, [change]) is None  # no reading on the loop
-    assert tables._views[table.pk] is finished
+    assert snapshots._views[table.pk] is finished
     with CaptureQueriesContext(connection) as queries:
-        dealt = advance(table.pk, [change], tables.read_hand)
+        dealt = advance(table.pk, [change], store.hand_row)
     assert len(queries) == 1
     fresh = load_state(Table.objects.get(pk=table.pk))
-    assert dealt is not None and tables._views[table.pk] is dealt
-    for name in tables.CHANGED_FIELDS:
+    assert dealt is not None and snapshots._views[table.pk] is dealt
+    for name in CHANGED_FIELDS:
         assert getattr(dealt.table, name) == getattr(fresh.table, name), name
     assert dealt.hand_row.pk == fresh.hand_row.pk and dealt.hand_row.number == 2
     assert dealt.hand.record() == fresh.hand.record()
@@ -270,9 +263,9 @@ def test_another_process_moves_its_snapshot_through_a_deal_with_one_read(
         viewer = Viewer(seats=(seat,), active=seat)
         assert render_view(dealt, viewer) == render_view(fresh, viewer)
     # A process whose snapshot is not the finished hand reads the table instead.
-    tables._views.clear()
+    snapshots._views.clear()
     remember(before_last_card)
-    assert advance(table.pk, [change], tables.read_hand) is None
+    assert advance(table.pk, [change], store.hand_row) is None
 
 
 def test_a_deal_heard_late_is_the_hand_as_dealt_not_as_it_is_now(
@@ -296,10 +289,10 @@ def test_a_deal_heard_late_is_the_hand_as_dealt_not_as_it_is_now(
     legal = state.hand.legal_actions(state.hand.to_play)
     card = next(a for a in legal if a.act == "play").to_json()["card"]
     services.act(table.pk, holder(people(klaver)[seat]), seat, {"act": "play", "card": card}, "x1")
-    tables._views.clear()
-    tables._played.clear()
+    snapshots._views.clear()
+    snapshots._played.clear()
     remember(finished)
-    late = advance(table.pk, [change], tables.read_hand)
+    late = advance(table.pk, [change], store.hand_row)
     assert late is not None and late.table.version == dealt_state.table.version
     assert late.hand.record() == dealt_record
     assert late.hand_row.record["actions"] == []
@@ -381,8 +374,8 @@ def test_a_change_heard_from_another_process_is_rendered_on_the_loop_when_it_can
         "change": change_of(published[-1]),
     }
     # Another process: it had the version before the change.
-    tables._views.clear()
-    tables._played.clear()
+    snapshots._views.clear()
+    snapshots._played.clear()
     remember(before)
     phone = FakePhone(table.pk, seats=(2,), last_version=before.table.version)
     with CaptureQueriesContext(connection) as queries:
@@ -390,8 +383,8 @@ def test_a_change_heard_from_another_process_is_rendered_on_the_loop_when_it_can
     assert len(queries) == 0 and left == []
     assert [version for _, version, _ in frames] == [message["version"]]
     # A process that knows nothing of the table leaves it to the worker thread.
-    tables._views.clear()
-    tables._played.clear()
+    snapshots._views.clear()
+    snapshots._played.clear()
     late = FakePhone(table.pk, seats=(3,), last_version=before.table.version)
     frames, left = hub._render_from_snapshots([([late], table.pk, [message])])
     assert frames == [] and [work[1] for work in left] == [table.pk]
@@ -408,7 +401,7 @@ async def test_a_heartbeat_round_brings_the_snapshots_presence_up_to_date(klaver
     here = hub.Hub(asyncio.get_running_loop())
     here.phones[table.pk] = {FakePhone(table.pk, seats=(0,), last_version=before.table.version)}
     await here.catch_up()
-    after = tables._views[table.pk]
+    after = snapshots._views[table.pk]
     assert [s.last_seen for s in after.seats] == [
         heard if s.index == 2 else s.last_seen for s in before.seats
     ]
@@ -416,8 +409,7 @@ async def test_a_heartbeat_round_brings_the_snapshots_presence_up_to_date(klaver
     assert after.hand is before.hand and after.table is before.table
 
 
-async def test_the_embedded_default_has_no_quick_path() -> None:
-    """SQLite, one process: every action takes the locked path (games/quick.py)."""
-    from games import quick
-
-    assert quick.get() is None
+async def test_the_embedded_default_writes_every_change_in_a_worker_thread() -> None:
+    """SQLite, one process: no connection of the loop's own (games/store.py's executor
+    choice); the write is the same."""
+    assert store.loop_writer() is None

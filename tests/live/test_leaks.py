@@ -9,7 +9,8 @@ from clubs.models import HouseRuleProfile
 from games import services
 from games.engine import HouseRules
 from games.models import PlayedHand, Rubber, RubberPlayer, Table
-from games.tables import Holder, load_state
+from games.snapshots import load_state
+from games.state import Holder
 from tests.live.conftest import (
     Club4,
     Person,
@@ -101,7 +102,7 @@ async def test_a_shared_phone_shows_one_hand_at_a_time_behind_a_privacy_screen(
     monkeypatch.setattr("games.consumers.FLOOD_FRAMES", 100000)
     table = await open_table(klaver, bots={2: "easy", 3: "easy"})
     # Bram sits at Anna's phone: the same browser holds seats 0 and 1.
-    from games.tables import Holder
+    from games.state import Holder
 
     await database_sync_to_async(services.take_seat)(
         table.pk, 1, Holder(user_id=klaver.bram.user.pk, key=klaver.anna.holder_key), "Bram"

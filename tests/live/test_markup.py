@@ -18,7 +18,7 @@ from games.engine import table as table_rules
 from games.engine.rubber import Rubber as EngineRubber
 from games.models import PlayedHand, Rubber, Seat, Table
 from games.render import Shared, Viewer, render_view
-from games.tables import TableState
+from games.state import TableState
 from tests.engine.test_properties import dealt_hands
 from tests.engine.test_table_rules import walked
 

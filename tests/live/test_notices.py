@@ -17,9 +17,10 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from games import hub, notices, services
+from games import hub, notices, services, store
 from games.models import Table
-from games.tables import TableState, change_of, load_state
+from games.snapshots import load_state
+from games.state import TableState, change_of
 from tests.live.conftest import Club4
 from tests.live.test_hub import FakePhone, keep_published, moved_elsewhere, play_out_the_hand
 from tests.live.test_table_services import four_people_table, play_a_card
@@ -109,12 +110,14 @@ def test_a_notice_that_is_not_a_tables_change_is_dropped_with_a_warning(
 
 
 def test_the_embedded_default_announces_nothing(klaver: Club4) -> None:
-    """SQLite, one process: no notice is sent."""
+    """SQLite, one process: a change is written as everywhere, and no notice is sent."""
     assert not notices.enabled()
     table = four_people_table(klaver)
     with CaptureQueriesContext(connection) as queries:
-        notices.send(table.pk, table.version, None)
-    assert len(queries) == 0
+        play_a_card(klaver, table, "quiet-1")
+    sql = [query["sql"] for query in queries]
+    assert any(s.startswith('UPDATE "games_table"') and '"version" = ' in s for s in sql)
+    assert not any("pg_notify" in s or "NOTIFY" in s for s in sql)
 
 
 async def test_the_embedded_defaults_hub_does_not_listen() -> None:
@@ -202,7 +205,7 @@ async def test_a_lost_listening_connection_is_made_again_and_the_phones_catch_up
         nonlocal caught_up
         caught_up += 1
 
-    monkeypatch.setattr(notices, "listen", listen)
+    monkeypatch.setattr(store, "listen", listen)
     monkeypatch.setattr(notices, "pause", pause)
     here = hub.Hub(asyncio.get_running_loop())
     monkeypatch.setattr(here, "catch_up", catch_up)

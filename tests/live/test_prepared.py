@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from games import services
+from games import store
 from games.models import ActionReceipt, Seat, Table
 from games.prepared import Prepared, RowUpdate
 from tests.live.conftest import Club4
@@ -27,9 +27,9 @@ def test_the_live_queries_read_what_the_orm_reads(klaver: Club4) -> None:
     )
     ActionReceipt.objects.create(table=table, action_id="a1", version=7)
     assert mismatches(table.pk, "a1") == []
-    assert services._RECEIPT(table.pk, "a1") == [(7,)]
-    assert services._RECEIPT(table.pk, "a2") == []
-    assert services._TABLE(table.pk + 1000) == []
+    assert store._RECEIPT(table.pk, "a1") == [(7,)]
+    assert store._RECEIPT(table.pk, "a2") == []
+    assert store.table(table.pk + 1000) == []
 
 
 def test_the_live_writes_store_what_the_orm_stores(klaver: Club4) -> None:
@@ -41,7 +41,7 @@ def test_a_prepared_write_takes_plain_columns_and_all_its_values() -> None:
     with pytest.raises(ValueError, match="plain columns"):
         RowUpdate(Table, ("receipts",))  # not a column of the table
     with pytest.raises(ValueError, match="values are needed"):
-        services._CHANGED_TABLE(1, 2)
+        store._HAND_RECORD(1)
 
 
 def test_equal_parameters_are_run_by_the_orm_until_a_call_tells_them_apart(

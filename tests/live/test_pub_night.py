@@ -14,7 +14,7 @@ from games.consumers import HOLDER_SESSION_KEY
 from games.engine import HouseRules
 from games.models import Table
 from games.services import TableError
-from games.tables import Holder
+from games.state import Holder
 from tests.live.conftest import Club4, seat_people
 
 pytestmark = pytest.mark.django_db

@@ -19,7 +19,8 @@ from games.engine.rules import KROEG, SIWWESCHROOM, HouseRules
 from games.models import ActionReceipt, PlayedHand, Rubber, RubberPlayer, SlateKeepers, Table
 from games.services import TableError
 from games.slate import SlatePlayer
-from games.tables import Holder, load_state
+from games.snapshots import load_state
+from games.state import Holder
 from tests.live.conftest import ORIGIN, Club4, Person, Phone
 from toepen_site.asgi import application
 

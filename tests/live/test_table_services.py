@@ -15,11 +15,12 @@ import pytest
 from django.utils import timezone
 
 from clubs.models import HouseRuleProfile
-from games import clock, services
+from games import clock, services, store
 from games.engine import HouseRules
 from games.models import PlayedHand, Seat, Table
 from games.services import TableError
-from games.tables import Holder, load_state
+from games.snapshots import load_state
+from games.state import Holder
 from tests.live.conftest import Club4, seat_people
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -242,7 +243,7 @@ def test_a_player_back_from_away_takes_over_again(klaver: Club4) -> None:
     # While her phone was quiet the table planned to play for her in 5 s ...
     Seat.objects.filter(table=table, index=due).update(last_seen=now - timedelta(seconds=25))
     Table.objects.filter(pk=table.pk).update(deadline_at=now + timedelta(seconds=5))
-    services.mark_seen(table.pk, holder(people(klaver)[due]))  # ... but her phone is back
+    store.mark_seen(table.pk, holder(people(klaver)[due]))  # ... but her phone is back
     # The deadline comes, finds her here, plays nothing, and plans her turn clock again.
     assert not services.fire_deadline(table.pk, now + timedelta(seconds=6))
     assert record_actions(table) == []

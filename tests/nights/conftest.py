@@ -25,7 +25,8 @@ from clubs.models import Club, HouseRuleProfile, Membership
 from games import services
 from games.engine import HouseRules
 from games.models import Table
-from games.tables import Holder, load_state
+from games.snapshots import load_state
+from games.state import Holder
 
 compile_catalogues()
 

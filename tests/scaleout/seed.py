@@ -35,7 +35,7 @@ def main() -> None:
     from games import services
     from games.consumers import HOLDER_SESSION_KEY
     from games.engine import HouseRules
-    from games.tables import Holder
+    from games.state import Holder
 
     run = uuid.uuid4().hex[:8]
     club = Club.objects.create(name=f"Scale-out {run}", slug=f"scale-out-{run}")

@@ -1,0 +1,289 @@
+"""This process's snapshots of its tables: one `TableState` per table and version, shared.
+
+A committed change's state is the process's snapshot of its version (`remember`): its phones are
+rendered from it and the next change starts from a copy of it (`editable_snapshot`), with no
+query and no replay. Another process's change moves the snapshot on from its change message
+(`advance`); anything else reads the table (`load_state`, `view_state`) through games/store.py.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from games import events, store
+from games.engine import Hand, parse_action
+from games.models import PlayedHand, Rubber, Table
+from games.state import MOMENTS, TableState, finish_hand, take_hand
+
+
+def load_state(table: Table) -> TableState:
+    """Rebuild the table from the database: its seats, rubber, and the hand replayed."""
+    seats = store.seats(table.pk)
+    state = TableState(table=table, seats=seats)
+    rubbers = store.last_rubber(table.pk)
+    if not rubbers:
+        return state
+    state.rubber = rubber = rubbers[0]
+    hands = store.last_hand(rubber.pk)
+    if not hands:
+        return state
+    take_hand(state, hands[0])
+    return state
+
+
+@dataclass(frozen=True)
+class _Played:
+    version: tuple[int, datetime]  # with the moment of the change, never another table's
+    rubber: Rubber | None
+    hand_row: PlayedHand | None
+    hand: Hand | None
+    hand_seats: tuple[int, ...]
+
+
+_played: OrderedDict[int, _Played] = OrderedDict()
+_played_lock = threading.Lock()
+PLAYED_CACHE_TABLES = 1024
+
+
+def read_state(table: Table) -> TableState:
+    """The table as `load_state` rebuilds it, for reading only (rendering a view, computing a
+    deadline): the rubber and the replayed hand are shared by every reader of the same version
+    in this process, so the phones at a table cost one replay per change, not one each.
+
+    Every change that touches the rubber or the hand bumps the version, so they are the same
+    for one version; the seats (whose `last_seen` moves without a new version) and the table
+    row are the caller's own. Never change what it returns."""
+    with _played_lock:
+        played = _played.get(table.pk)
+        if played is not None:
+            _played.move_to_end(table.pk)
+    version = (table.version, table.changed_at)
+    if played is None or played.version != version:
+        state = load_state(table)
+        played = _Played(version, state.rubber, state.hand_row, state.hand, tuple(state.hand_seats))
+        with _played_lock:
+            _keep(_played, table.pk, played)
+        return state
+    return TableState(
+        table=table,
+        seats=store.seats(table.pk),
+        rubber=played.rubber,
+        hand_row=played.hand_row,
+        hand=played.hand,
+        hand_seats=list(played.hand_seats),
+    )
+
+
+_views: OrderedDict[int, TableState] = OrderedDict()
+
+
+def _keep[T](cache: OrderedDict[int, T], table_id: int, value: T) -> None:
+    """Under `_played_lock`: store, newest last, and forget the tables least recently used."""
+    cache[table_id] = value
+    cache.move_to_end(table_id)
+    while len(cache) > PLAYED_CACHE_TABLES:
+        cache.popitem(last=False)
+
+
+def remember(state: TableState) -> None:
+    """`state`, the table as a committed change left it, is this process's snapshot of its
+    version: the phones here are rendered from it and the next change starts from it, with no
+    query and no replay. Nothing may change it afterwards (the next change copies it)."""
+    table = state.table
+    played = _Played(
+        (table.version, table.changed_at),
+        state.rubber,
+        state.hand_row,
+        state.hand,
+        tuple(state.hand_seats),
+    )
+    with _played_lock:
+        current = _views.get(table.pk)
+        if current is not None and current.table.version > table.version:
+            return  # a newer version is known here already
+        _keep(_played, table.pk, played)
+        _keep(_views, table.pk, state)
+
+
+def refresh_presence(seen: Iterable[tuple[int, int, datetime | None]]) -> None:
+    """When the phones at this process's tables were last heard (`seen`: each seat's id,
+    table and `last_seen`, read afresh from the database), copied into the snapshots: a change
+    made from a snapshot plans the grace deadlines of dropped phones from them
+    (`services.act_here`), and between two reads of the table's row only heard changes move a
+    snapshot on."""
+    by_table: dict[int, dict[int, datetime | None]] = {}
+    for pk, table_id, last_seen in seen:
+        by_table.setdefault(table_id, {})[pk] = last_seen
+    with _played_lock:
+        for table_id, times in by_table.items():
+            state = _views.get(table_id)
+            if state is None:
+                continue
+            fresh = []
+            for seat in state.seats:
+                if times.get(seat.pk, seat.last_seen) != seat.last_seen:
+                    seat = copy.copy(seat)
+                    seat.last_seen = times[seat.pk]
+                fresh.append(seat)
+            if any(a is not b for a, b in zip(fresh, state.seats, strict=True)):
+                _views[table_id] = dataclasses.replace(state, seats=fresh).same_rules_as(state)
+
+
+def view_state(table_id: int, at_least: int | None = None) -> TableState:
+    """The table for rendering views, shared by every connection of this process at one version.
+
+    When a change is published, the first connection to render it reads the table (one query
+    for the row and one for the seats; the replayed hand comes from `read_state`), and the other
+    phones at the table render from the same snapshot. `at_least`: the version the caller was
+    told of; a snapshot that old or newer will do. None: read the row again (a phone that just
+    connected or asked for a full view must get the table as it is now). Never change it."""
+    with _played_lock:
+        cached = _views.get(table_id)
+    if at_least is not None and cached is not None and cached.table.version >= at_least:
+        return cached
+    with store.one_snapshot():
+        table = store.table_with_club(table_id)
+        if cached is not None and (cached.table.version, cached.table.changed_at) == (
+            table.version,
+            table.changed_at,
+        ):
+            return cached
+        state = read_state(table)
+    with _played_lock:
+        _keep(_views, table_id, state)
+    return state
+
+
+def editable_copy(shared: TableState) -> TableState:
+    """A state to make a change to, from `shared` (a snapshot or `read_state`'s): copied where a
+    change writes, so the shared one stays as it was."""
+    return _editable(shared, copy.copy(shared.table))
+
+
+def editable_snapshot(table_id: int) -> TableState | None:
+    """`editable_copy` of this process's snapshot of the table, with no query: a change made
+    from it holds only if the table is still at the snapshot's version when it is written."""
+    with _played_lock:
+        shared = _views.get(table_id)
+    if shared is None:
+        return None
+    return _editable(shared, copy.copy(shared.table))
+
+
+def _editable(shared: TableState, table: Table) -> TableState:
+    state = TableState(table=table, seats=shared.seats, hand_seats=list(shared.hand_seats))
+    if shared.rubber is not None:
+        rubber = state.rubber = copy.copy(shared.rubber)
+        rubber.lives = list(rubber.lives)
+        rubber.losers = list(rubber.losers)
+    if shared.hand_row is not None:
+        row = state.hand_row = copy.copy(shared.hand_row)
+        row.record = {**row.record, "actions": list(row.record["actions"])}
+    if shared.hand is not None:
+        state.hand = shared.hand.copy()
+    if state.hand_row is not None and state.hand is not None and not state.hand.complete:
+        state.base = (table.version, len(state.hand_row.record["actions"]))
+    return state.same_rules_as(shared)
+
+
+def advance(
+    table_id: int,
+    changes: list[dict[str, Any]],
+    read: Callable[[int], PlayedHand | None] | None = None,
+) -> TableState | None:
+    """This process's snapshot of the table moved on by `changes` (from `change_of`, oldest
+    first), remembered and returned; None when a change does not start from the snapshot this
+    process has (the caller reads the table instead). A deal needs its hand's row: `read` (a
+    query: `store.hand_row`, never on the event loop); without it, a deal gives None."""
+    with _played_lock:
+        state = _views.get(table_id)
+    for change in changes:
+        if state is not None and state.table.version >= change["table"]["version"]:
+            continue  # this process has that version already
+        if state is None or state.table.version != change["base"]:
+            return None
+        if "deal" in change:
+            state = _dealt(state, change, read) if read is not None else None
+        else:
+            state = _moved(state, change)
+    if state is not None:
+        remember(state)
+    return state
+
+
+def _moved_table(table: Table, change: dict[str, Any]) -> Table:
+    """A copy of `table` with the fields a change message carries."""
+    table = copy.copy(table)
+    for name, value in change["table"].items():
+        if name in MOMENTS and value is not None:
+            value = datetime.fromisoformat(value)
+        setattr(table, name, value)
+    return table
+
+
+def _moved(state: TableState, change: dict[str, Any]) -> TableState | None:
+    if state.hand is None or state.hand_row is None:
+        return None
+    table = _moved_table(state.table, change)
+    row = copy.copy(state.hand_row)
+    row.record = {**row.record, "actions": [*row.record["actions"], *change["actions"]]}
+    hand = state.hand.copy()
+    if hand.complete:
+        return None
+    for data in change["actions"]:
+        hand.apply(parse_action(data, hand.n, slate=hand.slate))
+    moved = TableState(
+        table=table,
+        seats=state.seats,
+        rubber=state.rubber,
+        hand_row=row,
+        hand=hand,
+        hand_seats=list(state.hand_seats),
+    ).same_rules_as(state)
+    if hand.complete and moved.rubber is not None:
+        # The actions ended the hand: its result and the rubber follow from the rules, as in
+        # the process that made the change (the table's fields came with the message).
+        rubber = moved.rubber = copy.copy(moved.rubber)
+        rubber.lives, rubber.losers = list(rubber.lives), list(rubber.losers)
+        finish_hand(moved, table.changed_at)
+    return moved
+
+
+def _dealt(
+    state: TableState, change: dict[str, Any], read: Callable[[int], PlayedHand | None]
+) -> TableState | None:
+    """The next hand of the rubber dealt: it follows a finished hand of this snapshot's rubber,
+    which the deal leaves as it was; only the new hand's row is read."""
+    rubber = state.rubber
+    if rubber is None or state.hand is None or not state.hand.complete:
+        return None
+    row = read(change["deal"])
+    if row is None or row.rubber_id != rubber.pk:
+        return None
+    # The row as it is now may hold actions of later versions (this process was slow to hear
+    # of the deal): the deal's version is the hand with the actions it was dealt with.
+    known = change["known"]
+    if len(row.record["actions"]) < known:
+        return None
+    row.record = {**row.record, "actions": row.record["actions"][:known]}
+    dealt = TableState(
+        table=_moved_table(state.table, change), seats=state.seats, rubber=rubber
+    ).same_rules_as(state)
+    take_hand(dealt, row)
+    return dealt
+
+
+def _remember_committed(sender: Any, *, state: TableState | None = None, **_: Any) -> None:
+    """A committed change's state is this process's snapshot of its version (games/events.py)."""
+    if state is not None:
+        remember(state)
+
+
+events.table_changed.connect(_remember_committed, dispatch_uid="toepen-snapshots")

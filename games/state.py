@@ -1,0 +1,234 @@
+"""A table's state as the engine sees it, and who is looking at it: plain objects, no queries.
+
+`TableState` is one version of a table: its rows (the table, seats, rubber, hand) and the
+engine's hand replayed from the record. games/snapshots.py reads and keeps them per process;
+games/services.py changes a copy and games/store.py writes it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from functools import cached_property
+from typing import Any, NamedTuple
+
+from games.conf import seconds
+from games.engine import Hand, HouseRules, Observation, observe, parse_record
+from games.engine import table as table_rules
+from games.engine.rubber import Rubber as EngineRubber
+from games.models import PlayedHand, Rubber, Seat, Table
+
+
+class SeatKeys(NamedTuple):
+    """What `Holder.holds` reads of a seat, without a model instance (a heartbeat round reads
+    these for every seat of a process's tables)."""
+
+    holder_key: str
+    user_id: int | None
+    guest_id: int | None
+    bot_level: str
+
+
+@dataclass(frozen=True)
+class Holder:
+    """Who a request or a websocket speaks for: a member, a guest, and the browser's seat key."""
+
+    user_id: int | None = None
+    guest_id: int | None = None
+    key: str = ""
+
+    def holds(self, seat: Seat | SeatKeys) -> bool:
+        if seat.bot_level or not seat.holder_key:
+            return False
+        if self.key and seat.holder_key == self.key:
+            return True
+        if self.user_id is not None and seat.user_id == self.user_id:
+            return True
+        return self.guest_id is not None and seat.guest_id == self.guest_id
+
+
+@dataclass
+class TableState:
+    table: Table
+    seats: list[Seat]
+    rubber: Rubber | None = None
+    hand_row: PlayedHand | None = None
+    hand: Hand | None = None
+    # hand seat -> table seat, for the current hand
+    hand_seats: list[int] = field(default_factory=list)
+    # A change in the making (`editable_state`): the version it started from, and how many of
+    # the hand's actions were there then; None once it does more than add actions to the hand
+    # (a deal, the end of a hand), or for a state read from the database.
+    base: tuple[int, int] | None = None
+    # The hand's record has new actions that are not written yet (games/store.py writes them
+    # with the table's row).
+    record_changed: bool = False
+    # The change's other rows (seats, a new rubber or hand, the end of a hand), written in the
+    # change's transaction once the table's row is claimed at the version it was read at.
+    later: list[Callable[[], None]] = field(default_factory=list)
+    # A new hand dealt from the version this was (the rubber unchanged): another process takes
+    # the table's fields from the change message and reads only the new hand's row.
+    dealt_from: int | None = None
+
+    @cached_property
+    def rules(self) -> HouseRules:
+        # Parsed (and checked) once per state: views and deadlines ask for it many times.
+        return self.table.rules()
+
+    def same_rules_as(self, earlier: TableState) -> TableState:
+        """This state, with the house rules `earlier` has parsed already when its table holds
+        the very same ones (a copy of `earlier`'s table row): a change or a heard change makes
+        a new state, and parsing the rules again was a few per cent of a busy server's time."""
+        parsed = earlier.__dict__.get("rules")
+        if parsed is not None and self.table.rules_json is earlier.table.rules_json:
+            self.__dict__["rules"] = parsed
+        return self
+
+    def hand_seat(self, table_seat: int) -> int | None:
+        try:
+            return self.hand_seats.index(table_seat)
+        except ValueError:
+            return None
+
+    def table_seat(self, hand_seat: int) -> int:
+        return self.hand_seats[hand_seat]
+
+    def hand_name(self) -> str:
+        """The hand being played, as "rubber/hand" (what an action names it by)."""
+        rubber = self.rubber.number if self.rubber is not None else 0
+        return f"{rubber}/{self.hand_row.number if self.hand_row is not None else 0}"
+
+    def held_by(self, holder: Holder) -> list[int]:
+        return [seat.index for seat in self.seats if holder.holds(seat)]
+
+    def observe(self, table_seat: int | None) -> Observation | None:
+        if self.hand is None:
+            return None
+        hand_seat = None if table_seat is None else self.hand_seat(table_seat)
+        if hand_seat is not None and self.table.status != Table.Status.PLAYING:
+            # Once the rubber is over a seat may change hands: the last hand is shown to
+            # everyone as it is to a spectator, never with its unplayed cards to whoever sits
+            # there next.
+            hand_seat = None
+        # A player who is out of the rubber watches like a spectator.
+        return observe(self.hand, hand_seat)
+
+    def engine_rubber(self) -> EngineRubber:
+        assert self.rubber is not None
+        rubber = EngineRubber(
+            self.rules,
+            list(self.rubber.players),
+            dealer=self.rubber.dealer,
+            lives=list(self.rubber.lives),
+            number=self.rubber.number,
+            over=self.rubber.over,
+            slate=self.table.slate,
+        )
+        if self.hand is not None:
+            rubber.hand = self.hand
+            rubber.hand_seats = tuple(self.hand_seats)
+        return rubber
+
+    def laundry_open(self, now: datetime) -> bool:
+        return table_rules.laundry_open(self.hand, self.table.laundry_until, now)
+
+    def moment(self) -> table_rules.Moment:
+        """The table as its clock's rules see it (games.engine.table)."""
+        table = self.table
+        return table_rules.Moment(
+            hand=self.hand,
+            hand_seats=self.hand_seats,
+            seats=[table_rules.Seat(bool(s.bot_level), s.last_seen) for s in self.seats],
+            changed_at=table.changed_at,
+            playing=table.status == Table.Status.PLAYING and self.rubber is not None,
+            rubber_over=self.rubber is not None and self.rubber.over,
+            laundry_until=table.laundry_until,
+            laundry_ready=table.laundry_ready,
+            bots_offered=table.bots_offered,
+            awaiting_since=table.awaiting_since,
+            away=[seat.away for seat in self.seats],
+        )
+
+    def away_seats(self, now: datetime) -> set[int]:
+        """The seats of people whose phones have not been heard from lately."""
+        since = now - timedelta(seconds=seconds("TOEPEN_PRESENCE_SECONDS"))
+        return {
+            seat.index
+            for seat in self.seats
+            if seat.holder_key
+            and not seat.bot_level
+            and (seat.last_seen is None or seat.last_seen < since)
+        }
+
+
+def take_hand(state: TableState, hand_row: PlayedHand) -> None:
+    """`hand_row` as `state`'s hand: its seats, and the hand replayed from its record."""
+    state.hand_row = hand_row
+    state.hand_seats = list(hand_row.seats)
+    hand, actions = parse_record(hand_row.record)
+    for action in actions:
+        hand.apply(action)
+    state.hand = hand
+
+
+def finish_hand(state: TableState, now: datetime) -> Any:
+    """The end of `state`'s hand (complete): the hand's result and the rubber as the rules
+    leave them, in `state`'s own rows (services._finish_hand saves them; another process moves
+    its snapshot through the same end without a query). The engine's outcome."""
+    hand, row, rubber_row = state.hand, state.hand_row, state.rubber
+    assert hand is not None and hand.complete and row is not None and rubber_row is not None
+    rubber = state.engine_rubber()
+    outcome = rubber.finish_hand()
+    row.complete = True
+    row.result = outcome.result
+    row.finished_at = now
+    rubber_row.lives = rubber.lives
+    rubber_row.dealer = rubber.dealer
+    rubber_row.over = rubber.over
+    rubber_row.winner = rubber.winner
+    rubber_row.losers = list(rubber.losers)
+    table = state.table
+    if rubber.over:
+        rubber_row.finished_at = now
+        table.status = Table.Status.RUBBER_OVER
+    table.laundry_until = None
+    table.awaiting_since = None
+    return outcome
+
+
+# The table's fields a change writes (games/store.py), as a change message carries them.
+CHANGED_FIELDS = (
+    "version",
+    "changed_at",
+    "laundry_until",
+    "laundry_ready",
+    "awaiting_since",
+    "status",
+    "bots_offered",
+    "deadline_at",
+)
+MOMENTS = ("changed_at", "laundry_until", "awaiting_since", "deadline_at")
+
+
+def change_of(state: TableState) -> dict[str, Any] | None:
+    """What another process needs to move its snapshot of the table to `state` (just
+    committed) without reading the database, or with one read: the version it starts from, the
+    table's new fields, and the actions added to the hand or the new hand's row (a deal). Only
+    public facts: the actions are what everybody at the table saw happen, and the cards they
+    deal stay inside each process's own copy of the hand. None when the change did more (a
+    new rubber): the other processes read the table."""
+    if state.hand is None or state.hand_row is None:
+        return None
+    table = state.table
+    fields = {name: getattr(table, name) for name in CHANGED_FIELDS}
+    for name in MOMENTS:
+        fields[name] = fields[name].isoformat() if fields[name] is not None else None
+    fields_of = {"table": fields}
+    if state.base is not None:
+        version, known = state.base
+        actions = state.hand_row.record["actions"][known:]
+        return {"base": version, "actions": actions, "table": fields}
+    if state.dealt_from is not None:
+        known = len(state.hand_row.record["actions"])
+        return {"base": state.dealt_from, "deal": state.hand_row.pk, "known": known, **fields_of}
+    return None

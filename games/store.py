@@ -1,0 +1,439 @@
+"""Every statement the live tables send to the database, and the one write of a change.
+
+A change to a table is decided from a `TableState` read without a lock (games/services.py), and
+written here in one transaction that first claims the table's row at the version the change was
+checked against:
+
+    UPDATE table SET <the changed fields, the new version> WHERE id = %s AND version = %s
+
+then inserts the action's receipt (an id is applied once: a unique constraint), writes the
+change's other rows (`TableState.later`: seats, a new rubber or hand, the end of a hand with its
+rubber and tallies, the nights hook), the hand's record, and the notice that tells the other
+processes (games/notices.py). When the claim finds the table at another version, nothing is
+written and `Lost` is raised: the caller reads the table again and retries once.
+
+Where the write runs is an executor choice made here and nowhere else:
+
+- `write` runs it on the calling thread's Django connection (a worker thread of the server, a
+  view, the clock; always behind SQLite).
+- `write_here` runs it on the event loop, on a PostgreSQL connection of the process's own, in one
+  round trip (the statements pipelined as one transaction): a change that adds actions to a
+  hand and writes nothing else (most of them) never waits for a worker thread. A change with more
+  rows, or behind SQLite, goes to `write` in a worker thread. The statements are the same.
+
+The reads of the live path are here too: a table's rows, prepared once (games/prepared.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+from collections.abc import Iterable, Iterator
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from asgiref.sync import sync_to_async
+from django.db import IntegrityError, OperationalError, connection, connections, transaction
+from django.db.models import Min
+from django.utils import timezone
+
+from games import events, notices
+from games.models import ActionReceipt, PlayedHand, Rubber, Seat, Table
+from games.prepared import Prepared, RowInsert, RowUpdate
+from games.state import CHANGED_FIELDS, Holder, SeatKeys
+
+if TYPE_CHECKING:
+    from games.state import TableState
+
+log = logging.getLogger(__name__)
+
+
+class Lost(Exception):
+    """The table was not at the version the change was checked against: nothing written."""
+
+
+class Held(Exception):
+    """Another transaction holds the table's row (past the lock timeout, or at all for a write
+    that does not wait): nothing written."""
+
+
+class Duplicate(Exception):
+    """The action's id was applied before, at `version`: nothing written."""
+
+    def __init__(self, version: int) -> None:
+        super().__init__(version)
+        self.version = version
+
+
+# -- reads ---------------------------------------------------------------------------------------
+
+table = Prepared(lambda table_id: Table.objects.filter(pk=table_id))
+seats = Prepared(lambda table_id: Seat.objects.filter(table_id=table_id).order_by("index"))
+last_rubber = Prepared(
+    lambda table_id: Rubber.objects.filter(table_id=table_id).order_by("-number")[:1]
+)
+last_hand = Prepared(
+    lambda rubber_id: PlayedHand.objects.filter(rubber_id=rubber_id).order_by("-number")[:1]
+)
+_HAND = Prepared(lambda hand_id: PlayedHand.objects.filter(pk=hand_id))
+_RECEIPT = Prepared(
+    lambda table_id, action_id: ActionReceipt.objects.filter(
+        table_id=table_id, action_id=action_id
+    ).values_list("version")[:1]
+)
+
+
+def table_row(table_id: int) -> Table | None:
+    return next(iter(table(table_id)), None)
+
+
+def table_with_club(table_id: int) -> Table:
+    return Table.objects.select_related("club").get(pk=table_id)
+
+
+def hand_row(hand_id: int) -> PlayedHand | None:
+    """A hand's row (in a worker thread: it queries the database)."""
+    return next(iter(_HAND(hand_id)), None)
+
+
+def receipt(table_id: int, action_id: str) -> int | None:
+    """The version an action id was applied at, or None."""
+    for (version,) in _RECEIPT(table_id, action_id):
+        return int(version)
+    return None
+
+
+@contextlib.contextmanager
+def one_snapshot() -> Iterator[None]:
+    """Reads of a table's rows that all see the database at one moment, so a version is never
+    shown with a hand from a later one (a commit between reading the table's row and its
+    hand's). Inside a transaction that writes the table nothing can change it anyway."""
+    if connection.in_atomic_block:
+        yield
+        return
+    with transaction.atomic():
+        if connection.vendor == "postgresql":
+            # READ COMMITTED gives each statement its own snapshot; this, one for all of them.
+            with connection.cursor() as cursor:
+                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+        yield
+
+
+# -- the write of a change -----------------------------------------------------------------------
+
+# The claim: the table's changed fields, at the version the change was checked against.
+_CLAIM = RowUpdate(Table, CHANGED_FIELDS, at=("version",))
+_HAND_RECORD = RowUpdate(PlayedHand, ("record",))
+_NEW_RECEIPT = RowInsert(ActionReceipt, ("table", "action_id", "version", "created_at"))
+# What the clock notes without a new version (a deadline moved, a bot that passed).
+_NOTE = RowUpdate(Table, ("deadline_at", "bots_offered"), at=("version",))
+_VERSION = Prepared(lambda table_id: Table.objects.filter(pk=table_id).values_list("version"))
+
+
+_SKIPPING: dict[str, str] = {}
+
+
+def _opening(
+    state: TableState, base: int, now: datetime, action_id: str | None, db: Any, waits: bool
+) -> list[tuple[str, list[Any]]]:
+    """The claim of the table's row, and the action's receipt."""
+    row = state.table
+    sql, params = _CLAIM.statement(
+        db, tuple(getattr(row, f.attname) for f in _CLAIM.fields), (row.pk, base)
+    )
+    if not waits and db.vendor == "postgresql":
+        # A row another transaction holds is passed over at once (nothing written), never
+        # waited for: the clock goes on with other tables, the loop's connection with other
+        # changes. The same parameters, in the same order.
+        sql = _SKIPPING.get(sql) or _SKIPPING.setdefault(sql, _skipping(sql, db.ops.quote_name))
+    statements = [(sql, params)]
+    if action_id is not None:
+        statements.append(_NEW_RECEIPT.statement(db, (row.pk, action_id, row.version, now)))
+    return statements
+
+
+def _skipping(claim: str, quote: Any) -> str:
+    meta = Table._meta
+    key, name = quote(meta.pk.column), quote(meta.db_table)
+    version = quote(meta.get_field("version").column)
+    head, _, _ = claim.partition(" WHERE ")
+    return (
+        f"{head} WHERE {key} = (SELECT {key} FROM {name} WHERE {key} = %s "  # noqa: S608
+        f"AND {version} = %s FOR UPDATE SKIP LOCKED)"
+    )
+
+
+def _closing(state: TableState, db: Any) -> list[tuple[str, list[Any]]]:
+    """The hand's new actions, and the notice to the other processes (PostgreSQL)."""
+    statements = []
+    hand = state.hand_row
+    if state.record_changed and hand is not None:
+        statements.append(_HAND_RECORD.statement(db, (hand.record,), (hand.pk,)))
+    if db.vendor == "postgresql":
+        payload = notices.payload(state.table.pk, state.table.version, state)
+        statements.append((NOTIFY, [notices.CHANNEL, payload]))
+    return statements
+
+
+def write(
+    state: TableState, base: int, now: datetime, action_id: str | None = None, *, waits: bool = True
+) -> None:
+    """Write the change `state` holds (its table at its new version), checked against version
+    `base`, in one transaction on this thread's connection. Raises Lost, Held or Duplicate
+    (nothing written). `waits=False`: a row another transaction holds is not waited for."""
+    table_id = state.table.pk
+    try:
+        with transaction.atomic():
+            claim, *receipts = _opening(state, base, now, action_id, connection, waits)
+            with connection.cursor() as cursor:
+                cursor.execute(*claim)
+                if cursor.rowcount != 1:
+                    if not waits and _version(table_id) == base:
+                        raise Held
+                    raise Lost
+                for statement in receipts:
+                    cursor.execute(*statement)
+            for step in state.later:
+                step()
+            state.later.clear()
+            with connection.cursor() as cursor:
+                for statement in _closing(state, connection):
+                    cursor.execute(*statement)
+            state.record_changed = False
+            table = state.table
+            # The views and the clock hear of it once it commits (games/events.py).
+            events.send_on_commit(table.pk, table.version, table.deadline_at, state)
+    except IntegrityError:
+        version = receipt(table_id, action_id) if action_id is not None else None
+        if version is None:
+            raise
+        raise Duplicate(version) from None
+    except OperationalError as error:
+        # PostgreSQL gave up waiting for the row (lock_timeout, or statement_timeout first).
+        if getattr(error.__cause__, "sqlstate", None) in ("55P03", "57014"):
+            raise Held from None
+        raise
+
+
+def _version(table_id: int) -> int | None:
+    for (version,) in _VERSION(table_id):
+        return int(version)
+    return None
+
+
+def note(table: Table, base: int) -> bool:
+    """The table's deadline and the computer players who passed, noted without a new version
+    (nothing changed that a phone shows); False when the table has moved on meanwhile."""
+    return bool(_NOTE(table.pk, base, table.deadline_at, table.bots_offered))
+
+
+# -- the write on the event loop (PostgreSQL) ----------------------------------------------------
+
+# The claim on the loop: it fails the whole change when it wrote no row (22012).
+_GUARD = "WITH claimed AS ({claim} RETURNING 1) SELECT 1 / COUNT(*) FROM claimed"
+
+# After a failed connection, changes go to a worker thread this long before a new try.
+RETRY_SECONDS = 5.0
+
+
+class LoopWriter:
+    """This process's connection for `write_here`: one transaction at a time."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.lock = asyncio.Lock()
+        self.connection: Any = None
+        self.failed_at: float | None = None
+        self.written = 0  # changes written on the loop (for the logs and the tests)
+        # A wrapper of its own (never connected) prepares the values as the ORM does.
+        self.django = connections.create_connection("default")
+
+    async def write(self, state: TableState, base: int, now: datetime, action_id: str) -> bool:
+        """`write`'s statements on the loop; False when nothing was written (the table moved
+        on, its row was held, the id was used, or no connection): the caller decides with a
+        fresh read in a worker thread.
+
+        The statements go in one pipeline with one sync: PostgreSQL runs them as one implicit
+        transaction and commits it at the sync by itself, or rolls all of it back when one
+        fails. The claim fails (a division by zero) when it wrote no row, so a change that lost
+        the race writes nothing; and once the statements are sent, the change commits or not
+        whatever becomes of this process."""
+        claim, *rest = _opening(state, base, now, action_id, self.django, waits=False)
+        statements = [(_GUARD.format(claim=claim[0]), claim[1]), *rest]
+        statements += _closing(state, self.django)
+        async with self.lock:
+            connection = await self._connect()
+            if connection is None:
+                return False
+            try:
+                async with connection.pipeline():
+                    for statement in statements:
+                        await connection.execute(*statement)
+            except Exception as error:
+                if getattr(error, "sqlstate", None) not in ("22012", "23505"):
+                    log.warning(
+                        "a change on the loop failed; a worker thread decides", exc_info=True
+                    )
+                if connection.closed or connection.broken:
+                    await self._drop()
+                return False
+        self.written += 1
+        state.record_changed = False
+        return True
+
+    async def _connect(self) -> Any:
+        connection = self.connection
+        if connection is not None and not connection.closed:
+            return connection
+        if self.failed_at is not None and self.loop.time() - self.failed_at < RETRY_SECONDS:
+            return None
+        import psycopg
+
+        params = self.django.get_connection_params()
+        params.pop("cursor_factory", None)
+        try:
+            self.connection = await psycopg.AsyncConnection.connect(autocommit=True, **params)
+        except Exception:
+            log.exception("no connection for changes on the loop; worker threads write them")
+            self.failed_at = self.loop.time()
+            return None
+        self.failed_at = None
+        return self.connection
+
+    async def close(self) -> None:
+        async with self.lock:
+            await self._drop()
+
+    async def _drop(self) -> None:
+        connection, self.connection = self.connection, None
+        if connection is not None:
+            try:
+                await connection.close()
+            except Exception:
+                log.exception("closing the loop's connection failed")
+
+
+_writer: LoopWriter | None = None
+
+
+def loop_writer() -> LoopWriter | None:
+    """The running loop's writer, or None where changes are written in worker threads only
+    (SQLite)."""
+    global _writer
+    if connections["default"].vendor != "postgresql":
+        return None
+    loop = asyncio.get_running_loop()
+    if _writer is None or _writer.loop is not loop or loop.is_closed():
+        _writer = LoopWriter(loop)
+    return _writer
+
+
+async def write_here(state: TableState, base: int, now: datetime, action_id: str) -> bool:
+    """Write the change from the event loop: on the loop when it only adds to the hand's record
+    and PostgreSQL serves, else `write` in a worker thread. False when nothing was written
+    (the caller decides with a fresh read); Duplicate when the id was used."""
+    writer = loop_writer()
+    if writer is not None and not state.later:
+        if await writer.write(state, base, now, action_id):
+            table = state.table
+            events.send(table.pk, table.version, table.deadline_at, state)
+            return True
+        return False
+    try:
+        await sync_to_async(_write_closing, thread_sensitive=True)(state, base, now, action_id)
+    except (Lost, Held):
+        return False
+    return True
+
+
+def _write_closing(state: TableState, base: int, now: datetime, action_id: str) -> None:
+    """`write` in a worker thread, with the thread's connection closed if it grew old (as
+    channels' database_sync_to_async does)."""
+    from django.db import close_old_connections
+
+    close_old_connections()
+    try:
+        write(state, base, now, action_id)
+    finally:
+        close_old_connections()
+
+
+# -- the notices between processes (games/notices.py) ----------------------------------------------
+
+NOTIFY = "SELECT pg_notify(%s, %s)"
+
+
+async def listen() -> Any:
+    """A connection of this process's own, listening for every table's notices (named after
+    the process, for the database's view of its sessions)."""
+    import psycopg
+
+    params = connections.create_connection("default").get_connection_params()
+    params.pop("cursor_factory", None)
+    params["application_name"] = f"toepen-hub {os.getpid()}"
+    params.setdefault("connect_timeout", 5)
+    listening = await psycopg.AsyncConnection.connect(autocommit=True, **params)
+    try:
+        await listening.execute(f"LISTEN {notices.CHANNEL}")
+    except BaseException:
+        await listening.close()
+        raise
+    return listening
+
+
+# -- presence, versions, deadlines -----------------------------------------------------------------
+
+
+def mark_seen(table_id: int, holder: Holder) -> None:
+    """A phone is here: its seats count as connected (one update, no lock, no new version)."""
+    if not holder.key and holder.user_id is None and holder.guest_id is None:
+        return
+    held = [s.pk for s in Seat.objects.filter(table_id=table_id) if holder.holds(s)]
+    if held:
+        Seat.objects.filter(pk__in=held).update(last_seen=timezone.now())
+
+
+def mark_seen_all(held: Iterable[tuple[int, Holder]]) -> None:
+    """The heartbeats of every phone connected to a process, in one `UPDATE`."""
+    holders: dict[int, list[Holder]] = {}
+    for table_id, holder in held:
+        holders.setdefault(table_id, []).append(holder)
+    # Plain rows, not model instances: a round reads every seat of the process's tables.
+    rows = Seat.objects.filter(table_id__in=list(holders)).values_list(
+        "pk", "table_id", "holder_key", "user_id", "guest_id", "bot_level"
+    )
+    seen = [
+        pk
+        for pk, table_id, *keys in rows
+        if any(h.holds(SeatKeys(*keys)) for h in holders[table_id])
+    ]
+    if seen:
+        Seat.objects.filter(pk__in=seen).update(last_seen=timezone.now())
+
+
+def presence(tables: list[int]) -> list[tuple[int, int, datetime | None]]:
+    """Each seat's id, table and `last_seen`, at `tables`."""
+    return list(Seat.objects.filter(table_id__in=tables).values_list("pk", "table_id", "last_seen"))
+
+
+def versions(tables: list[int]) -> dict[int, int]:
+    return dict(Table.objects.filter(pk__in=tables).values_list("pk", "version"))
+
+
+def due_tables(now: datetime | None = None) -> list[int]:
+    now = now or timezone.now()
+    return list(
+        Table.objects.filter(deadline_at__lte=now)
+        .order_by("deadline_at")
+        .values_list("pk", flat=True)[:100]
+    )
+
+
+def next_deadline(skip: set[int]) -> datetime | None:
+    """The nearest deadline of the tables but `skip`."""
+    deadline: datetime | None = Table.objects.exclude(pk__in=skip).aggregate(
+        next=Min("deadline_at")
+    )["next"]
+    return deadline

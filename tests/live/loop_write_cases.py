@@ -1,0 +1,353 @@
+"""The write on the event loop (games/store.py's `LoopWriter`), on PostgreSQL (the only database
+it runs on): the same change, decided by the same rules, written by the same statements as in a
+worker thread.
+
+Not collected by the suite itself (the name does not start with test_): the suite's
+tests/scaleout/test_loop_write_postgres.py runs this file in a pytest of its own whose settings
+point at a fresh PostgreSQL database, since the suite's own database is SQLite.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from typing import Any
+
+import pytest
+from asgiref.sync import sync_to_async
+from django.db import connection
+from django.db.models import F
+from django.utils import timezone
+
+from games import notices, services, snapshots, store
+from games.engine import HouseRules, parse_action
+from games.models import ActionReceipt, PlayedHand, RubberPlayer, Table
+from games.snapshots import editable_snapshot, load_state, view_state
+from games.state import CHANGED_FIELDS, Holder, TableState
+from tests.live.conftest import Club4, Phone, connect, live_attrs
+from tests.live.test_table_services import four_people_table, holder, people
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture(autouse=True)
+def on_postgresql() -> None:
+    if connection.vendor != "postgresql":
+        pytest.fail(
+            "these cases run on PostgreSQL only (tests/scaleout/test_loop_write_postgres.py)"
+        )
+
+
+def rows(table_id: int) -> dict[str, Any]:
+    """Everything an action writes: the table's fields, the hand's record, the receipts."""
+    hand = PlayedHand.objects.filter(rubber__table_id=table_id).latest("number")
+    return {
+        "table": Table.objects.values(*CHANGED_FIELDS).get(pk=table_id),
+        "record": hand.record,
+        "receipts": list(
+            ActionReceipt.objects.filter(table_id=table_id)
+            .order_by("pk")
+            .values("action_id", "version", "created_at")
+        ),
+    }
+
+
+def a_card(table_id: int, legal: bool = True) -> tuple[int, dict[str, Any]]:
+    """The due seat, and a card it may play (or one it does not hold)."""
+    state = load_state(Table.objects.get(pk=table_id))
+    hand_seat = state.hand.due()[0]
+    plays = [a for a in state.hand.legal_actions(hand_seat) if a.act == "play"]
+    card = plays[0].to_json()["card"]
+    if not legal:
+        held = {a.to_json()["card"] for a in plays}
+        card = next(c for c in ("7C", "7D", "7H", "7S", "AC", "AD", "AH", "AS") if c not in held)
+    return state.table_seat(hand_seat), {"act": "play", "card": card}
+
+
+async def snapshot(table_id: int) -> None:
+    """This process's snapshot of the table, as a phone connecting here leaves it."""
+    await sync_to_async(view_state)(table_id)
+
+
+def decided(
+    table_id: int, who: Holder, seat: int, payload: dict[str, Any], now: Any
+) -> tuple[TableState, int]:
+    """The action decided on this process's snapshot, as `services.act_here` decides it: the
+    state at its new version, and the version it was decided on."""
+    state = editable_snapshot(table_id)
+    assert state is not None
+    services.play(state, who, seat, payload, now)
+    base = state.table.version
+    services.next_version(state, now)
+    return state, base
+
+
+def frozen_now(monkeypatch: pytest.MonkeyPatch) -> Any:
+    moment = timezone.now().replace(microsecond=123456)
+    monkeypatch.setattr(timezone, "now", lambda: moment)
+    return moment
+
+
+async def test_a_change_written_on_the_loop_is_what_a_worker_thread_writes(
+    klaver: Club4, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table = await sync_to_async(four_people_table)(klaver)
+    seat, payload = await sync_to_async(a_card)(table.pk)
+    who = holder(people(klaver)[seat])
+    now = frozen_now(monkeypatch)
+    before = await sync_to_async(rows)(table.pk)
+    await snapshot(table.pk)
+
+    writer = store.LoopWriter(asyncio.get_running_loop())
+    state, base = decided(table.pk, who, seat, payload, now)
+    assert await writer.write(state, base, now, "same-action")
+    assert writer.written == 1
+    on_the_loop = await sync_to_async(rows)(table.pk)
+
+    def undo() -> None:
+        Table.objects.filter(pk=table.pk).update(**before["table"])
+        hand = PlayedHand.objects.filter(rubber__table_id=table.pk).latest("number")
+        PlayedHand.objects.filter(pk=hand.pk).update(record=before["record"])
+        ActionReceipt.objects.filter(table_id=table.pk).delete()
+
+    await sync_to_async(undo)()
+    assert await sync_to_async(rows)(table.pk) == before
+    in_a_thread = await sync_to_async(services.act)(table.pk, who, seat, payload, "same-action")
+    assert in_a_thread == services.Outcome(state.table.version)
+    assert on_the_loop == await sync_to_async(rows)(table.pk)
+    assert len(on_the_loop["record"]["actions"]) == len(before["record"]["actions"]) + 1
+    await writer.close()
+
+
+async def test_a_phone_action_is_decided_on_the_snapshot_and_moves_it_on(klaver: Club4) -> None:
+    table = await sync_to_async(four_people_table)(klaver)
+    seat, payload = await sync_to_async(a_card)(table.pk)
+    await snapshot(table.pk)
+    writer = store.loop_writer()
+    assert writer is not None
+    written = writer.written
+    outcome = await services.act_here(table.pk, holder(people(klaver)[seat]), seat, payload, "mv")
+    state = editable_snapshot(table.pk)
+    assert state is not None and state.table.version == outcome.version
+    assert state.hand_row.record["actions"][-1]["act"] == "play"
+    assert writer.written == written + 1
+    await writer.close()
+
+
+async def test_a_change_decided_on_a_version_the_table_has_left_writes_nothing(
+    klaver: Club4,
+) -> None:
+    """Another process changed the table after this one's snapshot: nothing is written, and
+    `act_here` decides again on the table as the database has it."""
+    table = await sync_to_async(four_people_table)(klaver)
+    seat, payload = await sync_to_async(a_card)(table.pk)
+    who = holder(people(klaver)[seat])
+    await snapshot(table.pk)
+    await sync_to_async(Table.objects.filter(pk=table.pk).update)(version=F("version") + 1)
+    before = await sync_to_async(rows)(table.pk)
+    writer = store.LoopWriter(asyncio.get_running_loop())
+    now = timezone.now()
+    state, base = decided(table.pk, who, seat, payload, now)
+    assert not await writer.write(state, base, now, "late")
+    assert await sync_to_async(rows)(table.pk) == before
+    await writer.close()
+    # The phone's action is not lost: decided again on the version the database has.
+    outcome = await services.act_here(table.pk, who, seat, payload, "late")
+    assert outcome.version == before["table"]["version"] + 1 and not outcome.duplicate
+
+
+async def test_a_used_action_id_writes_nothing_and_is_told_as_a_repeat(klaver: Club4) -> None:
+    table = await sync_to_async(four_people_table)(klaver)
+    seat, payload = await sync_to_async(a_card)(table.pk)
+    who = holder(people(klaver)[seat])
+    await snapshot(table.pk)
+    await sync_to_async(ActionReceipt.objects.create)(table=table, action_id="used", version=1)
+    before = await sync_to_async(rows)(table.pk)
+    writer = store.LoopWriter(asyncio.get_running_loop())
+    now = timezone.now()
+    state, base = decided(table.pk, who, seat, payload, now)
+    assert not await writer.write(state, base, now, "used")
+    assert await sync_to_async(rows)(table.pk) == before
+    await writer.close()
+    assert await services.act_here(table.pk, who, seat, payload, "used") == services.Outcome(
+        1, duplicate=True
+    )
+    assert await sync_to_async(rows)(table.pk) == before
+
+
+@pytest.mark.parametrize("case", ["not held", "not her seat"])
+async def test_a_refusal_on_the_snapshot_is_told_with_the_databases_word(
+    klaver: Club4, case: str
+) -> None:
+    table = await sync_to_async(four_people_table)(klaver)
+    seat, payload = await sync_to_async(a_card)(table.pk, legal=case != "not held")
+    who = holder(people(klaver)[seat])
+    if case == "not her seat":
+        who = holder(people(klaver)[(seat + 1) % 4])
+    await snapshot(table.pk)
+    before = await sync_to_async(rows)(table.pk)
+    with pytest.raises(services.TableError):
+        await services.act_here(table.pk, who, seat, payload, uuid.uuid4().hex)
+    assert await sync_to_async(rows)(table.pk) == before
+
+
+async def test_without_a_snapshot_the_action_is_decided_in_a_worker_thread(klaver: Club4) -> None:
+    table = await sync_to_async(four_people_table)(klaver)
+    seat, payload = await sync_to_async(a_card)(table.pk)
+    snapshots._views.clear()  # as in a process that has no phone at the table
+    writer = store.loop_writer()
+    assert writer is not None
+    written = writer.written
+    who = holder(people(klaver)[seat])
+    outcome = await services.act_here(table.pk, who, seat, payload, "thread")
+    assert outcome.version == table.version + 1
+    assert writer.written == written
+    await writer.close()
+
+
+async def test_the_last_card_of_a_hand_writes_the_end_in_the_same_transaction(
+    klaver: Club4,
+) -> None:
+    """The end of a hand writes the hand's result, the rubber and the tallies with the action:
+    a change with more rows than the table's and the record goes to a worker thread, where
+    the same claim comes first."""
+    table = await sync_to_async(four_people_table)(klaver)
+
+    def one_before_the_end() -> tuple[int, dict[str, Any]]:
+        while True:
+            seat, payload = a_card(table.pk)
+            state = load_state(Table.objects.get(pk=table.pk))
+            trial = state.hand.copy()
+            trial.apply(parse_action({**payload, "seat": state.hand_seat(seat)}, 4))
+            if trial.complete:
+                return seat, payload
+            who = holder(people(klaver)[seat])
+            services.act(table.pk, who, seat, payload, uuid.uuid4().hex)
+
+    seat, payload = await sync_to_async(one_before_the_end)()
+    await snapshot(table.pk)
+    before = await sync_to_async(rows)(table.pk)
+    who = holder(people(klaver)[seat])
+    writer = store.loop_writer()
+    assert writer is not None
+    written = writer.written
+    outcome = await services.act_here(table.pk, who, seat, payload, "last")
+    assert writer.written == written
+
+    def ended() -> tuple[PlayedHand, list[int], list[int]]:
+        finished = PlayedHand.objects.filter(rubber__table_id=table.pk).order_by("number")[0]
+        rubber = finished.rubber
+        tallies = list(
+            RubberPlayer.objects.filter(rubber=rubber)
+            .order_by("seat")
+            .values_list("lives_lost", flat=True)
+        )
+        start = HouseRules.from_json(rubber.rules_json).starting_lives
+        return finished, tallies, [start - lives for lives in rubber.lives]
+
+    finished, tallies, lost = await sync_to_async(ended)()
+    assert outcome.version == before["table"]["version"] + 1 and finished.complete
+    # The rubber's lives and the players' tallies were written with it, and agree.
+    assert finished.result is not None and sum(tallies) > 0 and tallies == lost
+    await writer.close()
+
+
+async def test_two_processes_writing_at_once_write_one_change(klaver: Club4) -> None:
+    """Two loop writers (two connections, as two server processes have) from the same
+    version: one change is written, the other finds the table moved on and writes nothing."""
+    table = await sync_to_async(four_people_table)(klaver)
+    seat, payload = await sync_to_async(a_card)(table.pk)
+    who = holder(people(klaver)[seat])
+    await snapshot(table.pk)
+    loop = asyncio.get_running_loop()
+    first, second = store.LoopWriter(loop), store.LoopWriter(loop)
+    before = await sync_to_async(rows)(table.pk)
+    now = timezone.now()
+    one, base = decided(table.pk, who, seat, payload, now)
+    two, _ = decided(table.pk, who, seat, payload, now)
+    written = await asyncio.gather(
+        first.write(one, base, now, "one"), second.write(two, base, now, "two")
+    )
+    assert sorted(written) == [False, True]
+    after = await sync_to_async(rows)(table.pk)
+    assert after["table"]["version"] == before["table"]["version"] + 1
+    assert len(after["record"]["actions"]) == len(before["record"]["actions"]) + 1
+    assert len(after["receipts"]) == 1
+    loser = "two" if written[0] else "one"
+    with pytest.raises(services.TableError):
+        await sync_to_async(services.act)(table.pk, who, seat, payload, loser)
+    await first.close()
+    await second.close()
+
+
+async def test_a_change_on_the_loop_announces_itself_in_its_transaction(
+    klaver: Club4, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The notice goes with the write, and only with it: another process hears the action, and
+    a change that is not written sends nothing (the next notice heard is the next change's)."""
+    table = await sync_to_async(four_people_table)(klaver)
+    seat, payload = await sync_to_async(a_card)(table.pk)
+    who = holder(people(klaver)[seat])
+    await snapshot(table.pk)
+    listening = await store.listen()
+    writer = store.LoopWriter(asyncio.get_running_loop())
+    try:
+        now = timezone.now()
+        state, base = decided(table.pk, who, seat, payload, now)
+        assert await writer.write(state, base, now, "told")
+        remembered = state
+        snapshots.remember(remembered)
+        seat, payload = await sync_to_async(a_card)(table.pk)
+        who = holder(people(klaver)[seat])
+        again, base = decided(table.pk, who, seat, payload, now)
+        assert not await writer.write(again, base, now, "told")  # a used id
+        thread = await sync_to_async(services.act)(table.pk, who, seat, payload, "thread")
+        heard = [n.payload async for n in listening.notifies(timeout=10, stop_after=2)]
+    finally:
+        await writer.close()
+        await listening.close()
+    monkeypatch.setattr(notices, "SENDER", "another-process")
+    first, second = (notices.heard(text, {table.pk}) for text in heard)
+    assert first["version"] == remembered.table.version and second["version"] == thread.version
+    assert first["change"]["actions"][-1]["act"] == "play"
+    assert first["change"]["table"]["version"] == remembered.table.version
+
+
+async def test_without_the_database_a_worker_thread_decides(klaver: Club4) -> None:
+    table = await sync_to_async(four_people_table)(klaver)
+    seat, payload = await sync_to_async(a_card)(table.pk)
+    await snapshot(table.pk)
+    before = await sync_to_async(rows)(table.pk)
+    writer = store.LoopWriter(asyncio.get_running_loop())
+    writer.django.settings_dict = {**writer.django.settings_dict, "PORT": "1"}  # nobody listens
+    who = holder(people(klaver)[seat])
+    now = timezone.now()
+    state, base = decided(table.pk, who, seat, payload, now)
+    assert not await writer.write(state, base, now, "away")
+    assert writer.failed_at is not None
+    assert await sync_to_async(rows)(table.pk) == before
+    await writer.close()
+
+
+async def test_a_phone_action_is_written_on_the_loop_and_every_phone_sees_it(
+    klaver: Club4,
+) -> None:
+    table = await sync_to_async(four_people_table)(klaver)
+    seat, payload = await sync_to_async(a_card)(table.pk)
+    phones: list[Phone] = [await connect(people(klaver)[s], table.code) for s in range(4)]
+    for phone in phones:
+        await phone.drain()
+    writer = store.loop_writer()
+    assert writer is not None
+    written = writer.written
+    frame = {"type": "action", "seat": seat, "id": "from-a-phone", "hand": "1/1", **payload}
+    await phones[seat].send(frame)
+    for phone in phones:
+        frames = [f for f in await phone.drain(0.5) if "table-live" in f]
+        assert frames and live_attrs(frames[-1])["version"] == str(table.version + 1)
+    assert writer.written == written + 1
+    version = await sync_to_async(lambda: Table.objects.get(pk=table.pk).version)()
+    assert version == table.version + 1
+    for phone in phones:
+        await phone.close()
+    await writer.close()
