@@ -12,12 +12,13 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from django.db.models import F
 from django.utils import timezone
 
 from clubs.models import HouseRuleProfile
 from games import clock, services, store
 from games.engine import HouseRules
-from games.models import PlayedHand, Seat, Table
+from games.models import ActionReceipt, PlayedHand, Seat, Table
 from games.services import TableError
 from games.snapshots import load_state
 from games.state import Holder
@@ -461,3 +462,38 @@ def test_a_clock_that_comes_after_the_laundry_window_just_closes_it(
     assert table.laundry_until is None
     assert record_actions(table) == []
     assert table.deadline_at is not None  # the first card is planned
+
+
+def test_a_change_that_loses_the_race_is_decided_again_then_refused_busy(
+    klaver: Club4, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The store writes only at the version a change was decided on; a change that finds the
+    table moved on is decided once more on the table as it is, and after a second loss it is
+    refused as busy with nothing written."""
+    table = four_people_table(klaver)
+    real_write = store.write
+    bases: list[int] = []
+
+    def another_change_came_first(state, base, now, action_id=None, **kwargs):
+        bases.append(base)
+        if len(bases) <= losses:
+            # Another process's change lands between the decision and the write.
+            Table.objects.filter(pk=table.pk).update(version=F("version") + 1)
+        return real_write(state, base, now, action_id, **kwargs)
+
+    monkeypatch.setattr(store, "write", another_change_came_first)
+    losses = 1
+    before, outcome = play_a_card(klaver, table, "once")
+    assert bases == [table.version, table.version + 1]  # decided again on the newer version
+    assert outcome == services.Outcome(table.version + 2)
+    assert len(record_actions(table)) == len(before.hand_row.record["actions"]) + 1
+
+    bases.clear()
+    losses = 2
+    actions = record_actions(table)
+    version = Table.objects.get(pk=table.pk).version
+    with pytest.raises(services.Busy):
+        play_a_card(klaver, table, "twice")
+    assert len(bases) == 2 and record_actions(table) == actions
+    assert Table.objects.get(pk=table.pk).version == version + 2  # the other changes' only
+    assert not ActionReceipt.objects.filter(table=table, action_id="twice").exists()
