@@ -34,7 +34,7 @@ from collections.abc import Iterable, Iterator
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from asgiref.sync import sync_to_async
+from channels.db import database_sync_to_async
 from django.db import IntegrityError, OperationalError, connection, connections, transaction
 from django.db.models import Min
 from django.utils import timezone
@@ -342,22 +342,12 @@ async def write_here(state: TableState, base: int, now: datetime, action_id: str
             return True
         return False
     try:
-        await sync_to_async(_write_closing, thread_sensitive=True)(state, base, now, action_id)
+        # In a worker thread, its connection closed first if it grew old, as every database
+        # call from the loop is made.
+        await database_sync_to_async(write)(state, base, now, action_id)
     except (Lost, Held):
         return False
     return True
-
-
-def _write_closing(state: TableState, base: int, now: datetime, action_id: str) -> None:
-    """`write` in a worker thread, with the thread's connection closed if it grew old (as
-    channels' database_sync_to_async does)."""
-    from django.db import close_old_connections
-
-    close_old_connections()
-    try:
-        write(state, base, now, action_id)
-    finally:
-        close_old_connections()
 
 
 # -- the notices between processes (games/notices.py) ----------------------------------------------
@@ -388,11 +378,8 @@ async def listen() -> Any:
 
 def mark_seen(table_id: int, holder: Holder) -> None:
     """A phone is here: its seats count as connected (one update, no lock, no new version)."""
-    if not holder.key and holder.user_id is None and holder.guest_id is None:
-        return
-    held = [s.pk for s in Seat.objects.filter(table_id=table_id) if holder.holds(s)]
-    if held:
-        Seat.objects.filter(pk__in=held).update(last_seen=timezone.now())
+    if holder.key or holder.user_id is not None or holder.guest_id is not None:
+        mark_seen_all([(table_id, holder)])
 
 
 def mark_seen_all(held: Iterable[tuple[int, Holder]]) -> None:
