@@ -8,7 +8,7 @@ bench/live.py measures whole tables over websockets, with everything sharing the
 its per-action CPU moves with whatever else runs there. This one runs in one thread of one
 process, so CPU time per action is steady enough to compare two versions of the code: tables
 of four people play real hands (the due seat picks from what the engine offers, like
-bench/live.py's clients), and each action is timed as `services.act` and as the renders of
+bench/live.py's clients), and each action is timed as `tables.act` and as the renders of
 the four phones' views from the snapshot the action left. A finished hand's next deal is the
 clock's work (`fire_deadline`) and is not counted. Ends with one JSON line.
 """
@@ -36,28 +36,28 @@ from tests.scaleout.servers import PostgresDatabase, base_env, migrate, seed
 
 
 def play(
-    tables: list[dict[str, Any]], actions: int, rng: random.Random, label: str
+    seeded: list[dict[str, Any]], actions: int, rng: random.Random, label: str
 ) -> dict[str, Any]:
     from django.utils import timezone
 
     from accounts.models import User
-    from games import services
-    from games.consumers import TableConsumer
     from games.engine import observe
+    from games.live.consumers import TableConsumer
     from games.models import Table
-    from games.render import Shared
-    from games.snapshots import view_state
-    from games.state import Holder
+    from games.services import tables
+    from games.services.snapshots import view_state
+    from games.services.state import Holder
+    from games.view.context import Shared
 
     holders = {}
-    for info in tables:
+    for info in seeded:
         for phone in info["phones"]:
             user = User.objects.get(username=phone["name"])
             holders[info["id"], phone["seat"]] = Holder(user_id=user.pk, key=f"phone-{user}")
 
     def render_all(table_id: int) -> None:
         state = view_state(table_id, at_least=0)
-        shared = Shared()  # as games.hub.render_all does for the phones of one process
+        shared = Shared()  # as games.live.hub.render_all does for the phones of one process
         for seat in range(4):
             phone = TableConsumer()
             phone.holder, phone.shown, phone.language, phone.can_start = (
@@ -71,16 +71,16 @@ def play(
     act_cpu, act_wall, render_cpu = [], [], []
     number = 0
     while len(act_cpu) < actions:
-        info = tables[number % len(tables)]
+        info = seeded[number % len(seeded)]
         number += 1
         table_id = info["id"]
         state = view_state(table_id)
         hand = state.hand
         if state.table.status == Table.Status.RUBBER_OVER:
-            services.start_rubber(table_id, User.objects.get(pk=holders[table_id, 0].user_id))
+            tables.start_rubber(table_id, User.objects.get(pk=holders[table_id, 0].user_id))
             continue
         if hand is None or hand.complete or not hand.due():
-            services.fire_deadline(table_id, timezone.now() + timedelta(hours=1))
+            tables.fire_deadline(table_id, timezone.now() + timedelta(hours=1))
             continue
         hand_seat = hand.due()[0]
         seat = state.table_seat(hand_seat)
@@ -94,7 +94,7 @@ def play(
         payload = {k: v for k, v in choose(rng, offers).items() if k != "seat"}
         cpu, wall = time.thread_time(), time.perf_counter()
         # A new id each time: a repeated one would only be looked up (the duplicate path).
-        services.act(table_id, holders[table_id, seat], seat, payload, f"{label}-{number}")
+        tables.act(table_id, holders[table_id, seat], seat, payload, f"{label}-{number}")
         act_cpu.append(time.thread_time() - cpu)
         act_wall.append(time.perf_counter() - wall)
         cpu = time.thread_time()

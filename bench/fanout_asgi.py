@@ -20,7 +20,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.urls import path  # noqa: E402
 
-from games.consumers import DirectDispatch  # noqa: E402
+from games.live.consumers import DirectDispatch  # noqa: E402
 
 
 class FanoutConsumer(AsyncWebsocketConsumer):
@@ -41,7 +41,7 @@ class FanoutConsumer(AsyncWebsocketConsumer):
 
 class LeanFanoutConsumer(DirectDispatch, FanoutConsumer):
     """The same without Channels' trip to the database thread before every message, as the
-    app's consumer skips it (games.consumers.DirectDispatch): a side figure only
+    app's consumer skips it (games.live.consumers.DirectDispatch): a side figure only
     (`FANOUT_LEAN_DISPATCH=1` in the environment), never the floor the target is measured by."""
 
 

@@ -11,7 +11,7 @@ hand's `toepen-hand/1` record and result). The figures are booked by `rebuild_st
 time is reported too). Then, through Django's test client as a member: the night page of a
 random night, the season standings (one season over the last year) and a random member's page,
 each `--requests` times: p50 and p95 wall time and the number of queries. Last, a night's live
-table plays rubbers to their end through `games.services` and the booking each end adds to
+table plays rubbers to their end through `games.services.tables` and the booking each end adds to
 the action that ends it is timed (`nights.services.record_rubber`, inside that action's
 transaction). Ends with one JSON line.
 """
@@ -255,19 +255,19 @@ def measure(client: Any, paths: list[str], requests: int, rng: random.Random) ->
 
 
 def rubber_ends(data: dict[str, Any], rubbers: int, rng: random.Random) -> dict[str, Any]:
-    """Rubbers of a live table in an open night, played through games.services to their end;
+    """Rubbers of a live table in an open night, played through games.services.tables to their end;
     the booking each end adds to the action that ends it."""
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
     from django.utils import timezone
 
     from clubs.models import Membership
-    from games import services as games_services
     from games.engine import observe
     from games.models import Table
-    from games.signals import rubber_finished
-    from games.snapshots import load_state
-    from games.state import Holder
+    from games.services import tables as games_services
+    from games.services.signals import rubber_finished
+    from games.services.snapshots import load_state
+    from games.services.state import Holder
     from nights import services
     from nights.models import Night
 
@@ -285,7 +285,7 @@ def rubber_ends(data: dict[str, Any], rubbers: int, rng: random.Random) -> dict[
         games_services.take_seat(table.pk, i, holders[i], str(people[i]))
 
     # What the hook adds to the action that ends a rubber: the whole signal (the receiver's
-    # savepoint and its booking), timed where games/services.py sends it.
+    # savepoint and its booking), timed where games/services/tables.py sends it.
     hook, hook_queries, ending = [], [], []
     send = rubber_finished.send
     profile = None

@@ -26,7 +26,7 @@ from clubs.forms import (
 from clubs.house_rules import FIELD_TEXT, GROUPS, option_label
 from clubs.models import Club, HouseRuleProfile, Invitation, Membership
 from clubs.qr import qr_svg
-from games.history import open_tables, standings
+from games.services.history import open_tables, standings
 
 Status = Membership.Status
 

@@ -10,7 +10,7 @@ from accounts.models import User
 from clubs.models import Club, HouseRuleProfile, Membership
 from games.engine.rules import MAX_SEATS
 from games.models import CODE_LENGTH, BotLevel, SlateKeepers
-from games.slate import SlatePlayer
+from games.services.slate import SlatePlayer
 
 SEAT_CHOICES = [("", _("a person")), *BotLevel.choices]
 

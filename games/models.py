@@ -1,8 +1,8 @@
 """Tables, seats, rubbers and hands: everything a live table is, kept in the database.
 
 The database is the only truth. A hand is stored as its growing `toepen-hand/1` record, so its
-state is rebuilt by replaying it (games.snapshots.load_state); nothing about a game lives only in a
-server process, and a restarted server carries on where the last one stopped.
+state is rebuilt by replaying it (games.services.snapshots.load_state); nothing about a game
+lives only in a server process, and a restarted server carries on where the last one stopped.
 """
 
 from __future__ import annotations
@@ -94,7 +94,7 @@ class Table(models.Model):
     bots_offered = models.JSONField(_("computer players asked"), default=list, blank=True)
     # When the answers now awaited fell due: the start of a simultaneous answer window.
     awaiting_since = models.DateTimeField(_("answers due since"), null=True, blank=True)
-    # Played with real cards: the app keeps only the slate (rules.md 3.9, games/slate.py).
+    # Played with real cards: the app keeps only the slate (rules.md 3.9, games/services/slate.py).
     slate = models.BooleanField(_("slate table"), default=False)
     slate_keepers = models.CharField(
         _("who keeps the slate"), max_length=8, choices=SlateKeepers, default=SlateKeepers.CREATOR

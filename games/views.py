@@ -1,4 +1,4 @@
-"""Table pages: thin edges that check access first, then call games.services."""
+"""Table pages: thin edges that check access first, then call games.services.tables."""
 
 from __future__ import annotations
 
@@ -21,19 +21,20 @@ from accounts.guests import get_guest, get_or_create_guest
 from accounts.models import Guest
 from clubs.qr import qr_svg
 from clubs.views import get_club_for_member
-from games import services, slate, throttle
-from games.access import is_member, table_access
-from games.conf import seconds
-from games.consumers import HOLDER_SESSION_KEY
+from games import throttle
 from games.forms import CodeForm, JoinForm, SlateForm, TableForm
-from games.markup import error_html, live_html
+from games.live.consumers import HOLDER_SESSION_KEY
 from games.models import Table
-from games.render import Viewer, build_context, choose_active
-from games.services import TableError
-from games.slate_markup import render_slate
-from games.snapshots import load_state
-from games.state import Holder
-from games.store import one_snapshot
+from games.services import slate, tables
+from games.services.access import is_member, table_access
+from games.services.conf import seconds
+from games.services.snapshots import load_state
+from games.services.state import Holder
+from games.services.store import one_snapshot
+from games.services.tables import TableError
+from games.view.context import Viewer, build_context, choose_active
+from games.view.html import error_html, live_html
+from games.view.slate_html import render_slate
 from toepen_site.security import allow_own_websocket
 
 
@@ -74,7 +75,7 @@ def table_new(request: HttpRequest, slug: str) -> HttpResponse:
     form = TableForm(request.POST or None, club=club)
     if request.method == "POST" and form.is_valid():
         try:
-            table = services.create_table(
+            table = tables.create_table(
                 club=club,
                 user=request.user,  # type: ignore[arg-type]
                 profile=form.cleaned_data["profile"],
@@ -176,7 +177,7 @@ def table_join(request: HttpRequest, code: str) -> HttpResponse:
                 # Another player on this phone (a shared phone): a guest of her own.
                 companion = Guest.objects.create(display_name=" ".join(name.split())[:40])
                 holder = Holder(guest_id=companion.pk, key=key)
-            services.take_seat(table.pk, index, holder, name)
+            tables.take_seat(table.pk, index, holder, name)
     except (TableError, ValueError) as error:
         # A guest made and rolled back may still be named in the session; its id can be
         # given to someone else's guest next (SQLite reuses it), so the session forgets it.
@@ -208,7 +209,7 @@ def table_leave(request: HttpRequest, code: str, index: int) -> HttpResponse:
     """A player gets up (between hands, or between rubbers)."""
     table = _table(request, code)
     return _table_change(
-        request, table, lambda: services.leave_seat(table.pk, index, holder_for(request))
+        request, table, lambda: tables.leave_seat(table.pk, index, holder_for(request))
     )
 
 
@@ -218,16 +219,14 @@ def table_close(request: HttpRequest, code: str) -> HttpResponse:
     """The table's creator or a club admin closes it."""
     table = _table(request, code)
     user = request.user
-    return _table_change(request, table, lambda: services.close_table(table.pk, user))  # type: ignore[arg-type]
+    return _table_change(request, table, lambda: tables.close_table(table.pk, user))  # type: ignore[arg-type]
 
 
 @require_POST
 def table_start(request: HttpRequest, code: str) -> HttpResponse:
     """Any player at the table starts the rubber (guests too)."""
     table = _table(request, code)
-    return _table_change(
-        request, table, lambda: services.start_rubber(table.pk, holder_for(request))
-    )
+    return _table_change(request, table, lambda: tables.start_rubber(table.pk, holder_for(request)))
 
 
 def play_code(request: HttpRequest) -> HttpResponse:

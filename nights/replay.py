@@ -17,8 +17,8 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from games.engine import Action, BadRecord, Hand, IllegalAction, parse_record
-from games.markup import card_html, speak
-from games.render import card_view
+from games.view.context import card_view
+from games.view.html import card_html, speak
 
 
 class Unreplayable(Exception):

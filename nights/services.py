@@ -1,9 +1,9 @@
 """Every change to nights, seasons, rounds and the figures, checked and written in one go.
 
 A rubber's end is booked by `record_rubber`, inside the transaction that ends it (connected to
-games.signals.rubber_finished): each player's figures, counted from the hand records through
-the engine; the ratings; the rounds owed; the night's Toepkoning. `rebuild` books every rubber
-of a club again, in the order they ended, through the same `settle`, so it gives the same
+games.services.signals.rubber_finished): each player's figures, counted from the hand records
+through the engine; the ratings; the rounds owed; the night's Toepkoning. `rebuild` books every
+rubber of a club again, in the order they ended, through the same `settle`, so it gives the same
 figures. Views show a NightError's message to whoever asked; nothing is changed then.
 """
 
@@ -25,7 +25,7 @@ from openskill.models import PlackettLuce
 from accounts.models import Guest, User
 from clubs.models import Club, Membership
 from games.models import PlayedHand, Rubber, RubberPlayer, Table
-from games.prepared import Prepared
+from games.services.prepared import Prepared
 from nights.figures import FIGURES, Tally, rubber_tallies
 from nights.models import (
     KING_WINS_MAX,
@@ -285,8 +285,8 @@ def _save_ratings(club_id: int, ratings: dict[str, RatingState], keys: Iterable[
     )
 
 
-# The reads of a rubber's booking, compiled by the ORM once (games.prepared): each ORM query
-# cost half a millisecond of this process's time to build, most of a booking's budget.
+# The reads of a rubber's booking, compiled by the ORM once (games.services.prepared): each ORM
+# query cost half a millisecond of this process's time to build, most of a booking's budget.
 _CONF = Prepared(lambda club_id: ClubNights.objects.select_for_update().filter(club_id=club_id))
 _SITTERS = Prepared(
     lambda rubber_id: (
@@ -404,7 +404,7 @@ def record_rubber(rubber: Rubber, table: Table, last: PlayedHand, now: datetime)
 def on_rubber_finished(
     sender: Any, rubber: Rubber, table: Table, hand: PlayedHand, now: datetime, **_: Any
 ) -> None:
-    """games.signals.rubber_finished: book the rubber in a savepoint of the action's
+    """games.services.signals.rubber_finished: book the rubber in a savepoint of the action's
     transaction. Should booking fail, the table plays on (the error is logged) and
     `rebuild_standings` books it later: the club's figures never hold up a game."""
     if PlayerRubber.objects.filter(rubber=rubber).exists():

@@ -1,7 +1,7 @@
 """The dependencies whose internals the project relies on are the versions it was built for.
 
-games/prepared.py compiles querysets once with Django's SQL compiler and keeps the SQL;
-toepen_site/layers.py sends with channels-redis's own key layout in one script. Both reach
+games/services/prepared.py compiles querysets once with Django's SQL compiler and keeps the SQL;
+games/live/layers.py sends with channels-redis's own key layout in one script. Both reach
 below the public API, so their minor versions are pinned in pyproject.toml, and an upgrade
 fails here first, with what to check, before it can fail at a club night. (The behaviour itself
 is pinned by tests/live/test_prepared.py and tests/scaleout/test_layer_redis.py.)
@@ -34,8 +34,8 @@ def test_the_installed_version_is_the_minor_version_pinned(name: str) -> None:
     requirement = pinned(name)
     installed = version(name)
     assert requirement.specifier.contains(installed), (
-        f"{name} {installed} is outside {requirement.specifier}: check games/prepared.py "
-        "and toepen_site/layers.py against its changes, then move the pin"
+        f"{name} {installed} is outside {requirement.specifier}: check games/services/prepared.py "
+        "and games/live/layers.py against its changes, then move the pin"
     )
     bounds = {spec.operator: spec.version for spec in requirement.specifier}
     low, high = bounds[">="].split("."), bounds["<"].split(".")
@@ -47,7 +47,8 @@ def test_the_sql_compiler_still_has_what_the_prepared_queries_read() -> None:
 
     assert callable(SQLCompiler.as_sql)
     assert list(inspect.signature(SQLCompiler.get_converters).parameters) == ["self", "expressions"]
-    # What games/prepared.py reads off a compiler after as_sql(): set up there, not declared.
+    # What games/services/prepared.py reads off a compiler after as_sql(): set up there, not
+    # declared.
     source = inspect.getsource(SQLCompiler)
     for attribute in ("self.select", "self.klass_info"):
         assert attribute in source, attribute
@@ -63,6 +64,6 @@ def test_channels_redis_still_has_what_the_one_trip_send_uses() -> None:
         assert callable(getattr(RedisChannelLayer, name, None)), name
     source = inspect.getsource(RedisChannelLayer.send)
     # The stock send trims, counts, adds and expires one sorted set per channel: the script in
-    # toepen_site/layers.py does the same four steps and must keep that layout.
+    # games/live/layers.py does the same four steps and must keep that layout.
     for command in ("zremrangebyscore", "zcount", "zadd", "expire"):
         assert command in source.lower(), command

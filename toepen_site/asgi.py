@@ -10,8 +10,8 @@ django_asgi_app = get_asgi_application()
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
-from games.clock import start_with_server  # noqa: E402
-from games.routing import websocket_urlpatterns  # noqa: E402
+from games.live.clock import start_with_server  # noqa: E402
+from games.live.routing import websocket_urlpatterns  # noqa: E402
 from toepen_site.security import SameOriginValidator  # noqa: E402
 from toepen_site.unavailable import DatabaseDownGuard  # noqa: E402
 

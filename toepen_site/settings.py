@@ -176,8 +176,8 @@ REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
-            # channels-redis's layer with a send of one round trip (toepen_site/layers.py).
-            "BACKEND": "toepen_site.layers.RedisChannelLayer",
+            # channels-redis's layer with a send of one round trip (games/live/layers.py).
+            "BACKEND": "games.live.layers.RedisChannelLayer",
             # redis-py 8 times sockets out after 5 s by default, which cuts channels-redis's
             # blocking receive (itself 5 s) on every idle socket (channels_redis issue 422):
             # give reads room beyond the blocking pop, and still notice a dead server.

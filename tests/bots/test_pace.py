@@ -2,7 +2,7 @@
 
 Strong searches an offer out of turn only when its hand makes a knock worth weighing, so
 unpaced its pause before the table moves on would tell a strong hand from a weak one. These
-decisions go through `games.players.decide`, the table clock's way of asking a bot.
+decisions go through `games.services.players.decide`, the table clock's way of asking a bot.
 """
 
 from __future__ import annotations
@@ -10,11 +10,11 @@ from __future__ import annotations
 import statistics
 import time
 
-from games import players
 from games.bots.aio import thinking_time
 from games.bots.base import is_due
 from games.bots.strong import Strong
 from games.engine import CLASSIC, Hand, Observation, observe
+from games.services import players
 
 BUDGET = 0.05  # a short search keeps the test quick; the pace follows the budget
 DECISIONS = 5

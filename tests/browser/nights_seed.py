@@ -29,10 +29,10 @@ def main(spec: dict[str, Any]) -> dict[str, Any]:
 
     from accounts.models import User
     from clubs.models import Club, HouseRuleProfile, Membership
-    from games import services
     from games.engine import HouseRules
     from games.models import Table
-    from games.state import Holder
+    from games.services import tables
+    from games.services.state import Holder
     from nights import services as nights
     from nights.models import ClubNights
 
@@ -40,7 +40,7 @@ def main(spec: dict[str, Any]) -> dict[str, Any]:
         for code in spec["codes"]:
             table = Table.objects.get(code=code)
             if table.status == Table.Status.RUBBER_OVER:
-                services.start_rubber(table.pk, table.created_by)
+                tables.start_rubber(table.pk, table.created_by)
         return {}
 
     club = Club.objects.create(name="De Vrolijke Boer", slug="de-vrolijke-boer")
@@ -67,7 +67,7 @@ def main(spec: dict[str, Any]) -> dict[str, Any]:
     for name in ("anna", "bram"):
         user = users[name]
         holder = Holder(user_id=user.pk, key=f"away-phone-of-{name}")
-        table = services.create_table(
+        table = tables.create_table(
             club=club,
             user=user,
             profile=profile,
@@ -75,7 +75,7 @@ def main(spec: dict[str, Any]) -> dict[str, Any]:
             bots={1: "easy", 2: "easy"},
             holder_key=holder.key,
         )
-        services.start_rubber(table.pk, user)
+        tables.start_rubber(table.pk, user)
         out["codes"].append(table.code)
     out["night"] = f"/clubs/{club.slug}/nights/{night.pk}/"
     out["club"] = club.slug

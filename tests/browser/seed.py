@@ -24,11 +24,11 @@ def main(spec: dict[str, Any]) -> dict[str, Any]:
 
     from accounts.models import User
     from clubs.models import Club, HouseRuleProfile, Membership
-    from games import services
-    from games.consumers import HOLDER_SESSION_KEY
     from games.engine import HouseRules
+    from games.live.consumers import HOLDER_SESSION_KEY
     from games.models import Table
-    from games.state import Holder
+    from games.services import tables
+    from games.services.state import Holder
 
     club, _ = Club.objects.get_or_create(name="De Gouden Klaver", slug="de-gouden-klaver")
     rules = HouseRules(**spec.get("rules", {}))
@@ -58,7 +58,7 @@ def main(spec: dict[str, Any]) -> dict[str, Any]:
     creator, creator_key = users[spec["people"][0]]
     if spec.get("slate"):
         # A slate table: the people as members, then guests by name; it starts at once.
-        from games.slate import SlatePlayer, create_slate_table
+        from games.services.slate import SlatePlayer, create_slate_table
 
         players = [SlatePlayer(name, users[name][0]) for name in spec["people"]]
         players += [SlatePlayer(name) for name in spec.get("guests", [])]
@@ -67,7 +67,7 @@ def main(spec: dict[str, Any]) -> dict[str, Any]:
         )
         out["code"] = slate_table.code
         return out
-    table = services.create_table(
+    table = tables.create_table(
         club=club,
         user=creator,
         profile=profile,
@@ -84,12 +84,12 @@ def main(spec: dict[str, Any]) -> dict[str, Any]:
 
             guest = Guest.objects.create(display_name=companion)
             holder = Holder(guest_id=guest.pk, key=creator_key)
-            services.take_seat(table.pk, int(index), holder, companion)
+            tables.take_seat(table.pk, int(index), holder, companion)
         else:
             user, key = users[name]
-            services.take_seat(table.pk, int(index), Holder(user_id=user.pk, key=key), name)
+            tables.take_seat(table.pk, int(index), Holder(user_id=user.pk, key=key), name)
     if spec.get("start"):
-        services.start_rubber(table.pk, creator)
+        tables.start_rubber(table.pk, creator)
     out["code"] = Table.objects.get(pk=table.pk).code
     return out
 

@@ -18,8 +18,8 @@ from django.contrib.sessions.backends.db import SessionStore
 from accounts.guests import SESSION_KEY as GUEST_SESSION_KEY
 from accounts.models import Guest, User
 from clubs.models import Club, HouseRuleProfile, Membership
-from games.consumers import HOLDER_SESSION_KEY
 from games.engine import HouseRules
+from games.live.consumers import HOLDER_SESSION_KEY
 from toepen_site.asgi import application
 
 ORIGIN = (b"origin", b"http://localhost")
@@ -41,7 +41,7 @@ KEEP_PUBLISHED = "test-keep-published"
 def forget_kept_changes() -> Any:
     """A test that keeps the committed changes' states (test_hub.keep_published) stops there."""
     yield
-    from games import events
+    from games.services import events
 
     events.table_changed.disconnect(dispatch_uid=KEEP_PUBLISHED)
 
@@ -49,7 +49,7 @@ def forget_kept_changes() -> Any:
 @pytest.fixture(autouse=True)
 async def stop_the_clock() -> Any:
     """Each test's event loop gets its own table clock; stop it before the loop closes."""
-    from games import clock
+    from games.live import clock
 
     yield
     await clock.stop()
@@ -196,8 +196,8 @@ async def connect(person: Person, code: str, origin: tuple[bytes, bytes] = ORIGI
 
 
 def seat_people(table_id: int, people: Iterable[tuple[int, Person]]) -> None:
-    from games import services
-    from games.state import Holder
+    from games.services import tables
+    from games.services.state import Holder
 
     for index, person in people:
         holder = Holder(
@@ -205,7 +205,7 @@ def seat_people(table_id: int, people: Iterable[tuple[int, Person]]) -> None:
             guest_id=person.guest.pk if person.guest else None,
             key=person.holder_key,
         )
-        services.take_seat(table_id, index, holder, person.name)
+        tables.take_seat(table_id, index, holder, person.name)
 
 
 aseat_people = database_sync_to_async(seat_people)

@@ -20,8 +20,9 @@ from channels.db import database_sync_to_async
 from django.db import connection, transaction
 from django.utils import timezone
 
-from games import clock, notices, services, store
+from games.live import clock, notices
 from games.models import Table
+from games.services import store, tables
 from tests.live.conftest import Club4
 from tests.live.loop_write_cases import a_card, decided, rows, snapshot
 from tests.live.test_table_services import four_people_table, holder, people
@@ -66,8 +67,8 @@ def test_the_clock_passes_over_a_held_table_at_once_and_fires_the_others(
         deadline_at=long_ago, changed_at=long_ago
     )
     hold(stuck, held.pk)
-    with pytest.raises(services.Busy):
-        services.fire_deadline(held.pk)  # at once, not after the lock timeout
+    with pytest.raises(tables.Busy):
+        tables.fire_deadline(held.pk)  # at once, not after the lock timeout
     due, _ = clock._due(set())
     assert set(due) == {held.pk, free.pk}
     assert [clock._fire_one(table_id) for table_id in due] == [t == held.pk for t in due]
@@ -86,13 +87,13 @@ def test_an_action_at_a_table_held_beyond_the_lock_timeout_is_refused_as_busy(
     who = holder(people(klaver)[seat])
     before = rows(table.pk)
     hold(stuck, table.pk)
-    with pytest.raises(services.Busy) as refused:
-        services.act(table.pk, who, seat, payload, "held")
+    with pytest.raises(tables.Busy) as refused:
+        tables.act(table.pk, who, seat, payload, "held")
     assert refused.value.code == "busy"
     stuck.rollback()
     assert rows(table.pk) == before
     # Nothing was written: the same action goes through once the table is free.
-    assert services.act(table.pk, who, seat, payload, "held").version == table.version + 1
+    assert tables.act(table.pk, who, seat, payload, "held").version == table.version + 1
 
 
 async def test_a_change_on_the_loop_at_a_held_table_writes_nothing_without_waiting(
@@ -140,9 +141,9 @@ def test_a_change_is_announced_by_its_own_transaction_only_when_it_commits(
         seat, payload = a_card(table.pk)
         who = holder(people(klaver)[seat])
         with pytest.raises(Undone), transaction.atomic():
-            services.act(table.pk, who, seat, {"act": "knock"}, "undone")
+            tables.act(table.pk, who, seat, {"act": "knock"}, "undone")
             raise Undone
-        services.act(table.pk, who, seat, payload, "done")
+        tables.act(table.pk, who, seat, payload, "done")
         (notice,) = listening.notifies(timeout=10, stop_after=1)
     monkeypatch.setattr(notices, "SENDER", "another-process")
     heard = notices.heard(notice.payload, {table.pk})

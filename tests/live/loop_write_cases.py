@@ -1,6 +1,6 @@
-"""The write on the event loop (games/store.py's `LoopWriter`), on PostgreSQL (the only database
-it runs on): the same change, decided by the same rules, written by the same statements as in a
-worker thread.
+"""The write on the event loop (games/services/store.py's `LoopWriter`), on PostgreSQL (the only
+database it runs on): the same change, decided by the same rules, written by the same statements as
+in a worker thread.
 
 Not collected by the suite itself (the name does not start with test_): the suite's
 tests/scaleout/test_loop_write_postgres.py runs this file in a pytest of its own whose settings
@@ -19,11 +19,12 @@ from django.db import connection
 from django.db.models import F
 from django.utils import timezone
 
-from games import notices, services, snapshots, store
 from games.engine import HouseRules, parse_action
+from games.live import notices
 from games.models import ActionReceipt, PlayedHand, RubberPlayer, Table
-from games.snapshots import editable_snapshot, load_state, view_state
-from games.state import CHANGED_FIELDS, Holder, TableState
+from games.services import snapshots, store, tables
+from games.services.snapshots import editable_snapshot, load_state, view_state
+from games.services.state import CHANGED_FIELDS, Holder, TableState
 from tests.live.conftest import Club4, Phone, connect, live_attrs
 from tests.live.test_table_services import four_people_table, holder, people
 
@@ -72,13 +73,13 @@ async def snapshot(table_id: int) -> None:
 def decided(
     table_id: int, who: Holder, seat: int, payload: dict[str, Any], now: Any
 ) -> tuple[TableState, int]:
-    """The action decided on this process's snapshot, as `services.act_here` decides it: the
+    """The action decided on this process's snapshot, as `tables.act_here` decides it: the
     state at its new version, and the version it was decided on."""
     state = editable_snapshot(table_id)
     assert state is not None
-    services.play(state, who, seat, payload, now)
+    tables.play(state, who, seat, payload, now)
     base = state.table.version
-    services.next_version(state, now)
+    tables.next_version(state, now)
     return state, base
 
 
@@ -112,8 +113,8 @@ async def test_a_change_written_on_the_loop_is_what_a_worker_thread_writes(
 
     await sync_to_async(undo)()
     assert await sync_to_async(rows)(table.pk) == before
-    in_a_thread = await sync_to_async(services.act)(table.pk, who, seat, payload, "same-action")
-    assert in_a_thread == services.Outcome(state.table.version)
+    in_a_thread = await sync_to_async(tables.act)(table.pk, who, seat, payload, "same-action")
+    assert in_a_thread == tables.Outcome(state.table.version)
     assert on_the_loop == await sync_to_async(rows)(table.pk)
     assert len(on_the_loop["record"]["actions"]) == len(before["record"]["actions"]) + 1
     await writer.close()
@@ -126,7 +127,7 @@ async def test_a_phone_action_is_decided_on_the_snapshot_and_moves_it_on(klaver:
     writer = store.loop_writer()
     assert writer is not None
     written = writer.written
-    outcome = await services.act_here(table.pk, holder(people(klaver)[seat]), seat, payload, "mv")
+    outcome = await tables.act_here(table.pk, holder(people(klaver)[seat]), seat, payload, "mv")
     state = editable_snapshot(table.pk)
     assert state is not None and state.table.version == outcome.version
     assert state.hand_row.record["actions"][-1]["act"] == "play"
@@ -152,7 +153,7 @@ async def test_a_change_decided_on_a_version_the_table_has_left_writes_nothing(
     assert await sync_to_async(rows)(table.pk) == before
     await writer.close()
     # The phone's action is not lost: decided again on the version the database has.
-    outcome = await services.act_here(table.pk, who, seat, payload, "late")
+    outcome = await tables.act_here(table.pk, who, seat, payload, "late")
     assert outcome.version == before["table"]["version"] + 1 and not outcome.duplicate
 
 
@@ -169,7 +170,7 @@ async def test_a_used_action_id_writes_nothing_and_is_told_as_a_repeat(klaver: C
     assert not await writer.write(state, base, now, "used")
     assert await sync_to_async(rows)(table.pk) == before
     await writer.close()
-    assert await services.act_here(table.pk, who, seat, payload, "used") == services.Outcome(
+    assert await tables.act_here(table.pk, who, seat, payload, "used") == tables.Outcome(
         1, duplicate=True
     )
     assert await sync_to_async(rows)(table.pk) == before
@@ -186,8 +187,8 @@ async def test_a_refusal_on_the_snapshot_is_told_with_the_databases_word(
         who = holder(people(klaver)[(seat + 1) % 4])
     await snapshot(table.pk)
     before = await sync_to_async(rows)(table.pk)
-    with pytest.raises(services.TableError):
-        await services.act_here(table.pk, who, seat, payload, uuid.uuid4().hex)
+    with pytest.raises(tables.TableError):
+        await tables.act_here(table.pk, who, seat, payload, uuid.uuid4().hex)
     assert await sync_to_async(rows)(table.pk) == before
 
 
@@ -199,7 +200,7 @@ async def test_without_a_snapshot_the_action_is_decided_in_a_worker_thread(klave
     assert writer is not None
     written = writer.written
     who = holder(people(klaver)[seat])
-    outcome = await services.act_here(table.pk, who, seat, payload, "thread")
+    outcome = await tables.act_here(table.pk, who, seat, payload, "thread")
     assert outcome.version == table.version + 1
     assert writer.written == written
     await writer.close()
@@ -222,7 +223,7 @@ async def test_the_last_card_of_a_hand_writes_the_end_in_the_same_transaction(
             if trial.complete:
                 return seat, payload
             who = holder(people(klaver)[seat])
-            services.act(table.pk, who, seat, payload, uuid.uuid4().hex)
+            tables.act(table.pk, who, seat, payload, uuid.uuid4().hex)
 
     seat, payload = await sync_to_async(one_before_the_end)()
     await snapshot(table.pk)
@@ -231,7 +232,7 @@ async def test_the_last_card_of_a_hand_writes_the_end_in_the_same_transaction(
     writer = store.loop_writer()
     assert writer is not None
     written = writer.written
-    outcome = await services.act_here(table.pk, who, seat, payload, "last")
+    outcome = await tables.act_here(table.pk, who, seat, payload, "last")
     assert writer.written == written
 
     def ended() -> tuple[PlayedHand, list[int], list[int]]:
@@ -274,8 +275,8 @@ async def test_two_processes_writing_at_once_write_one_change(klaver: Club4) -> 
     assert len(after["record"]["actions"]) == len(before["record"]["actions"]) + 1
     assert len(after["receipts"]) == 1
     loser = "two" if written[0] else "one"
-    with pytest.raises(services.TableError):
-        await sync_to_async(services.act)(table.pk, who, seat, payload, loser)
+    with pytest.raises(tables.TableError):
+        await sync_to_async(tables.act)(table.pk, who, seat, payload, loser)
     await first.close()
     await second.close()
 
@@ -301,7 +302,7 @@ async def test_a_change_on_the_loop_announces_itself_in_its_transaction(
         who = holder(people(klaver)[seat])
         again, base = decided(table.pk, who, seat, payload, now)
         assert not await writer.write(again, base, now, "told")  # a used id
-        thread = await sync_to_async(services.act)(table.pk, who, seat, payload, "thread")
+        thread = await sync_to_async(tables.act)(table.pk, who, seat, payload, "thread")
         heard = [n.payload async for n in listening.notifies(timeout=10, stop_after=2)]
     finally:
         await writer.close()

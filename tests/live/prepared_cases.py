@@ -7,9 +7,9 @@ from typing import Any
 
 from django.db.models import Model
 
-from games import store
 from games.models import ActionReceipt, PlayedHand, Rubber, Seat, Table
-from games.state import CHANGED_FIELDS
+from games.services import store
+from games.services.state import CHANGED_FIELDS
 
 
 def columns(instance: Model) -> dict[str, tuple[type, Any]]:

@@ -10,9 +10,10 @@ from channels.db import database_sync_to_async
 
 from clubs.models import Membership
 from clubs.services import remove_member
-from games import hub, services
-from games.consumers import CLOSE_NOT_ALLOWED
+from games.live import hub
+from games.live.consumers import CLOSE_NOT_ALLOWED
 from games.models import Table
+from games.services import tables
 from tests.live.conftest import Club4, Phone, aseat_people, connect, guest, member
 from tests.live.test_leaks import holder_of
 
@@ -32,7 +33,7 @@ async def closed_with(phone: Phone, timeout: float = 3) -> Any:
 
 @database_sync_to_async
 def waiting_table(klaver: Club4, allow_spectators: bool) -> Table:
-    return services.create_table(
+    return tables.create_table(
         club=klaver.club,
         user=klaver.anna.user,
         bots={2: "easy", 3: "easy"},
@@ -48,7 +49,7 @@ async def test_a_guest_who_leaves_her_seat_at_a_table_without_watchers_hears_no_
     fenna = await database_sync_to_async(guest)("Fenna")
     await aseat_people(table.pk, [(1, fenna)])
     phone = await connect(fenna, table.code)
-    await database_sync_to_async(services.leave_seat)(table.pk, 1, holder_of(fenna))
+    await database_sync_to_async(tables.leave_seat)(table.pk, 1, holder_of(fenna))
     assert await closed_with(phone) == CLOSE_NOT_ALLOWED
     # Another change at the table: nothing of it reaches her.
     bram = klaver.bram
@@ -62,7 +63,7 @@ async def test_a_member_who_leaves_her_seat_at_a_table_members_may_watch_keeps_w
     table = await waiting_table(klaver, allow_spectators=True)
     await aseat_people(table.pk, [(1, klaver.bram)])
     phone = await connect(klaver.bram, table.code)
-    await database_sync_to_async(services.leave_seat)(table.pk, 1, holder_of(klaver.bram))
+    await database_sync_to_async(tables.leave_seat)(table.pk, 1, holder_of(klaver.bram))
     view = await phone.receive()
     assert 'id="table-live"' in view and 'data-seats=""' in view
 

@@ -9,10 +9,10 @@ import pytest
 from django.db.models import F
 from django.utils import timezone
 
-from games import services
 from games.engine import TOURNAMENT, Hand, HouseRules
 from games.models import PlayedHand, Rubber, Seat, Table
-from games.services import TableError
+from games.services import tables
+from games.services.tables import TableError
 from tests.live.conftest import Club4
 from tests.live.test_table_services import four_people_table, holder, people, state_of
 
@@ -22,12 +22,12 @@ LATER = timedelta(hours=1)
 
 
 def act(klaver: Club4, table: Table, seat: int, **payload) -> None:
-    services.act(table.pk, holder(people(klaver)[seat]), seat, payload, uuid.uuid4().hex)
+    tables.act(table.pk, holder(people(klaver)[seat]), seat, payload, uuid.uuid4().hex)
 
 
 def step(table: Table) -> bool:
     """Whatever the table does by itself next (its deadlines all passed)."""
-    return services.fire_deadline(table.pk, timezone.now() + LATER)
+    return tables.fire_deadline(table.pk, timezone.now() + LATER)
 
 
 def play_out_the_hand(klaver: Club4, table: Table, away: int) -> PlayedHand:
@@ -52,11 +52,11 @@ def test_a_round_bought_between_hands_leaves_her_lives_alone_for_two_hands(klave
     buyer = 2
     who = holder(people(klaver)[buyer])
     with pytest.raises(TableError) as refused:
-        services.go_away(table.pk, who, buyer, "round")
+        tables.go_away(table.pk, who, buyer, "round")
     assert refused.value.code == "not_between_hands"  # a hand is under way
     play_out_the_hand(klaver, table, away=-1)
     # Between the first hand and the next deal: she goes to buy a round.
-    services.go_away(table.pk, who, buyer, "round")
+    tables.go_away(table.pk, who, buyer, "round")
     lives = state_of(table).rubber.lives[buyer]
     for _ in range(2):
         assert step(table)  # the next deal: she is dealt in, immune
@@ -66,14 +66,14 @@ def test_a_round_bought_between_hands_leaves_her_lives_alone_for_two_hands(klave
         assert mine and all(a.get("auto") is True for a in mine)
     assert state_of(table).rubber.lives[buyer] == lives  # not a life lost while away
     # Back: from the next deal on she plays, not immune; and a round is bought once a rubber.
-    services.come_back(table.pk, who, buyer)
+    tables.come_back(table.pk, who, buyer)
     assert step(table)
     state = state_of(table)
     assert state.hand_seat(buyer) not in state.hand_row.record.get("immune", [])
     assert Seat.objects.get(table=table, index=buyer).away == ""
     play_out_the_hand(klaver, table, away=-1)
     with pytest.raises(TableError) as refused:
-        services.go_away(table.pk, who, buyer, "round")
+        tables.go_away(table.pk, who, buyer, "round")
     assert refused.value.code == "round_bought"
 
 
@@ -86,7 +86,7 @@ def test_on_a_break_a_knock_folds_her_and_the_record_says_the_table_did(klaver: 
         if any(a.act == "knock" for a in state.hand.legal_actions(state.hand_seat(s)))
     )
     away = next(s for s in range(4) if s != knocker)
-    services.go_away(table.pk, holder(people(klaver)[away]), away, "break")
+    tables.go_away(table.pk, holder(people(klaver)[away]), away, "break")
     act(klaver, table, knocker, act="knock")
     for _ in range(10):
         state = state_of(table)
@@ -106,10 +106,10 @@ def test_back_from_a_break_mid_hand_she_plays_her_own_cards(klaver: Club4) -> No
     table = four_people_table(klaver)
     state = state_of(table)
     due = state.table_seat(state.hand.due()[0])
-    services.go_away(table.pk, holder(people(klaver)[due]), due, "break")
+    tables.go_away(table.pk, holder(people(klaver)[due]), due, "break")
     assert step(table)  # the table plays her card
     assert state_of(table).hand_row.record["actions"][-1].get("auto") is True
-    services.come_back(table.pk, holder(people(klaver)[due]), due)
+    tables.come_back(table.pk, holder(people(klaver)[due]), due)
     for _ in range(20):
         state = state_of(table)
         other = state.table_seat(state.hand.due()[0])
@@ -120,7 +120,7 @@ def test_back_from_a_break_mid_hand_she_plays_her_own_cards(klaver: Club4) -> No
         act(klaver, table, other, act="play", card=card.to_json()["card"])
     # Her turn again: the table leaves it to her (her turn clock is far off) and she plays.
     before = state_of(table).table.version
-    services.fire_deadline(table.pk, timezone.now() + timedelta(seconds=5))
+    tables.fire_deadline(table.pk, timezone.now() + timedelta(seconds=5))
     assert state_of(table).table.version == before
     state = state_of(table)
     card = next(a for a in state.hand.legal_actions(state.hand_seat(due)) if a.act == "play")
@@ -131,10 +131,10 @@ def test_back_from_a_break_mid_hand_she_plays_her_own_cards(klaver: Club4) -> No
 def test_tournament_rules_have_no_breaks(klaver: Club4) -> None:
     table = four_people_table(klaver, TOURNAMENT)
     with pytest.raises(TableError) as refused:
-        services.go_away(table.pk, holder(people(klaver)[1]), 1, "break")
+        tables.go_away(table.pk, holder(people(klaver)[1]), 1, "break")
     assert refused.value.code == "no_away"
     with pytest.raises(TableError) as refused:
-        services.come_back(table.pk, holder(people(klaver)[1]), 1)
+        tables.come_back(table.pk, holder(people(klaver)[1]), 1)
     assert refused.value.code == "not_away"
 
 
@@ -154,17 +154,17 @@ def test_poverty_answers_fall_due_together_when_the_laundry_window_closes(klaver
         version=F("version") + 1, changed_at=start, laundry_until=start + timedelta(seconds=5)
     )
     away = 3
-    services.go_away(table.pk, holder(people(klaver)[away]), away, "break")
+    tables.go_away(table.pk, holder(people(klaver)[away]), away, "break")
     # The window closes: the three answers are due now, together.
-    assert services.fire_deadline(table.pk, start + timedelta(seconds=6))
+    assert tables.fire_deadline(table.pk, start + timedelta(seconds=6))
     closed = state_of(table).table.changed_at
     assert state_of(table).table.awaiting_since is not None
-    assert services.fire_deadline(table.pk, closed + timedelta(seconds=2))  # folds for her
+    assert tables.fire_deadline(table.pk, closed + timedelta(seconds=2))  # folds for her
     actions = state_of(table).hand_row.record["actions"]
     assert actions == [{"seat": away, "act": "fold", "auto": True}]
     # Nothing more until the answer window, counted from the laundry's close, runs out.
-    assert not services.fire_deadline(table.pk, closed + timedelta(seconds=7))
-    assert services.fire_deadline(table.pk, closed + timedelta(seconds=9))
+    assert not tables.fire_deadline(table.pk, closed + timedelta(seconds=7))
+    assert tables.fire_deadline(table.pk, closed + timedelta(seconds=9))
     actions = state_of(table).hand_row.record["actions"]
     assert actions[1:] == [
         {"seat": 1, "act": "stay", "auto": True},
@@ -181,7 +181,7 @@ def test_a_phone_silent_past_its_grace_puts_its_player_on_a_break_and_her_turn_c
     changed = state.table.changed_at
     # Heard from a moment after the change: her phone then went quiet.
     Seat.objects.filter(table=table).update(last_seen=changed)
-    assert services.fire_deadline(table.pk, changed + timedelta(seconds=31))
+    assert tables.fire_deadline(table.pk, changed + timedelta(seconds=31))
     assert Seat.objects.get(table=table, index=due).away == "break"
     assert state_of(table).hand_row.record["actions"][-1].get("auto") is True
     # Another player whose turn clock runs out with her phone still here is not put away.
@@ -189,5 +189,5 @@ def test_a_phone_silent_past_its_grace_puts_its_player_on_a_break_and_her_turn_c
     nxt = state.table_seat(state.hand.due()[0])
     now = state.table.changed_at + timedelta(seconds=61)
     Seat.objects.filter(table=table, index=nxt).update(last_seen=now)
-    assert services.fire_deadline(table.pk, now)
+    assert tables.fire_deadline(table.pk, now)
     assert Seat.objects.get(table=table, index=nxt).away == ""

@@ -18,8 +18,8 @@ from channels.testing import WebsocketCommunicator
 from django.db import connection, connections
 from django.test import Client
 
-from games import services
 from games.models import Table
+from games.services import tables
 from tests.live.conftest import ORIGIN, Club4, connect
 from toepen_site.asgi import application
 
@@ -68,7 +68,7 @@ def close_connections() -> None:
 
 
 def table_with_anna(klaver: Club4) -> Table:
-    return services.create_table(
+    return tables.create_table(
         club=klaver.club, user=klaver.anna.user, holder_key=klaver.anna.holder_key
     )
 

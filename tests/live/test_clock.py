@@ -10,8 +10,9 @@ import pytest
 from channels.db import database_sync_to_async
 from django.utils import timezone
 
-from games import clock, services
+from games.live import clock
 from games.models import Table
+from games.services import tables
 from tests.live.conftest import Club4
 from tests.live.test_table_services import four_people_table
 
@@ -37,7 +38,7 @@ async def test_a_table_whose_step_is_slow_holds_up_no_other_table(
     # The slow table's step (a computer player thinking at its steady pace) may only end once
     # the other table has moved on: a clock that fires one table after the other never ends it.
     other_fired = threading.Event()
-    real_fire = services.fire_deadline
+    real_fire = tables.fire_deadline
 
     def fire(table_id: int, now=None) -> bool:
         if table_id == slow.pk:
@@ -47,7 +48,7 @@ async def test_a_table_whose_step_is_slow_holds_up_no_other_table(
             other_fired.set()
         return changed
 
-    monkeypatch.setattr(services, "fire_deadline", fire)
+    monkeypatch.setattr(tables, "fire_deadline", fire)
     clock.ensure_started()
 
     @database_sync_to_async

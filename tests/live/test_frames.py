@@ -12,8 +12,8 @@ from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 
-from games import services, store
 from games.models import Table
+from games.services import store, tables
 from tests.live.conftest import (
     ORIGIN,
     Club4,
@@ -34,7 +34,7 @@ HAND = "1/1"  # the first hand of the first rubber, as a phone's buttons name it
 @database_sync_to_async
 def started_table(klaver: Club4, allow_spectators: bool = True) -> Table:
     # Four people and no computer player: nothing moves unless a test makes it.
-    table = services.create_table(
+    table = tables.create_table(
         club=klaver.club,
         user=klaver.anna.user,
         allow_spectators=allow_spectators,
@@ -43,7 +43,7 @@ def started_table(klaver: Club4, allow_spectators: bool = True) -> Table:
     from tests.live.conftest import seat_people
 
     seat_people(table.pk, [(1, klaver.bram), (2, klaver.cas), (3, klaver.dirk)])
-    services.start_rubber(table.pk, klaver.anna.user)
+    tables.start_rubber(table.pk, klaver.anna.user)
     return Table.objects.get(pk=table.pk)
 
 
@@ -105,7 +105,7 @@ async def test_an_illegal_move_is_refused_with_the_engines_reason(klaver: Club4)
     @database_sync_to_async
     def card_she_does_not_hold() -> tuple[str, str]:
         from games.engine import TOKENS
-        from games.snapshots import load_state
+        from games.services.snapshots import load_state
 
         state = load_state(Table.objects.get(pk=table.pk))
         assert state.hand is not None
@@ -149,7 +149,7 @@ async def test_a_repeated_action_id_is_applied_once(klaver: Club4) -> None:
 
     @database_sync_to_async
     def knock_frame() -> dict | None:
-        from games.snapshots import load_state
+        from games.services.snapshots import load_state
 
         state = load_state(Table.objects.get(pk=table.pk))
         assert state.hand is not None
@@ -298,7 +298,7 @@ async def test_members_may_not_watch_a_table_that_does_not_allow_it(klaver: Club
 
 
 async def test_a_guest_with_a_seat_plays_from_her_session(klaver: Club4) -> None:
-    table = await database_sync_to_async(services.create_table)(
+    table = await database_sync_to_async(tables.create_table)(
         club=klaver.club,
         user=klaver.anna.user,
         bots={2: "easy", 3: "easy"},
@@ -388,7 +388,7 @@ async def test_a_frame_that_needs_no_database_is_answered_while_the_database_thr
 @database_sync_to_async
 def knock_frame_for(table: Table, seat: int, action_id: str) -> dict:
     """A knock by `seat` that the engine allows now (at the start of a hand, anyone may)."""
-    from games.snapshots import load_state
+    from games.services.snapshots import load_state
 
     state = load_state(Table.objects.get(pk=table.pk))
     assert state.hand is not None

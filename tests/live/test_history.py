@@ -10,11 +10,11 @@ from django.utils import timezone
 
 from accounts.models import Guest
 from clubs.models import HouseRuleProfile
-from games import services
 from games.engine import HouseRules
-from games.history import standings
 from games.models import RubberPlayer, Table
-from games.state import Holder
+from games.services import tables
+from games.services.history import standings
+from games.services.state import Holder
 from tests.live.conftest import Club4
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -25,7 +25,7 @@ def play_out(table: Table) -> None:
     for _ in range(3000):
         if Table.objects.get(pk=table.pk).status == Table.Status.RUBBER_OVER:
             return
-        services.fire_deadline(table.pk, timezone.now() + timedelta(hours=1))
+        tables.fire_deadline(table.pk, timezone.now() + timedelta(hours=1))
     raise AssertionError("the rubber did not end")
 
 
@@ -35,7 +35,7 @@ def test_standings_sum_each_members_rubbers_including_those_played_as_a_guest(
     profile = HouseRuleProfile.objects.create(
         club=klaver.club, name="quick", rules_json=HouseRules(starting_lives=2).to_json()
     )
-    table = services.create_table(
+    table = tables.create_table(
         club=klaver.club,
         user=klaver.anna.user,
         profile=profile,
@@ -44,10 +44,10 @@ def test_standings_sum_each_members_rubbers_including_those_played_as_a_guest(
     )
     # Bram played as a guest before he had an account; the guest is his now.
     guest = Guest.objects.create(display_name="Bram", user=klaver.bram.user)
-    services.take_seat(table.pk, 1, Holder(guest_id=guest.pk, key="bram-old-phone"), "Bram")
-    services.start_rubber(table.pk, klaver.anna.user)
+    tables.take_seat(table.pk, 1, Holder(guest_id=guest.pk, key="bram-old-phone"), "Bram")
+    tables.start_rubber(table.pk, klaver.anna.user)
     play_out(table)
-    services.start_rubber(table.pk, klaver.anna.user)
+    tables.start_rubber(table.pk, klaver.anna.user)
     play_out(table)
 
     rows = {row.member: row for row in standings(klaver.club)}
@@ -61,7 +61,7 @@ def test_standings_sum_each_members_rubbers_including_those_played_as_a_guest(
 
 
 def test_the_club_page_lists_its_tables_and_standings_to_members_only(klaver: Club4) -> None:
-    table = services.create_table(
+    table = tables.create_table(
         club=klaver.club,
         user=klaver.anna.user,
         bots={1: "easy", 2: "easy", 3: "easy"},

@@ -14,12 +14,13 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone, translation
 
-from games import events, hub, services, snapshots, store
 from games.engine import HouseRules
+from games.live import hub
 from games.models import Seat, Table
-from games.render import Shared, Viewer, render_view
-from games.snapshots import advance, load_state, remember, view_state
-from games.state import CHANGED_FIELDS, Holder, TableState, change_of
+from games.services import events, snapshots, store, tables
+from games.services.snapshots import advance, load_state, remember, view_state
+from games.services.state import CHANGED_FIELDS, Holder, TableState, change_of
+from games.view.context import Shared, Viewer, render_view
 from tests.live.conftest import KEEP_PUBLISHED, Club4
 from tests.live.test_table_services import four_people_table, holder, people, play_a_card
 
@@ -135,7 +136,7 @@ def test_heartbeats_of_every_phone_here_are_one_update(klaver: Club4) -> None:
 
 
 def keep_published(monkeypatch) -> list[TableState]:
-    """The states the committed changes leave, in order (games/events.py)."""
+    """The states the committed changes leave, in order (games/services/events.py)."""
     published: list[TableState] = []
 
     def keep(sender, *, state=None, **_):
@@ -179,7 +180,7 @@ def test_another_process_moves_its_snapshot_by_the_change_alone(klaver: Club4, m
         ]
         payload = legal[step % len(legal)].to_json()
         payload.pop("seat")
-        services.act(table.pk, holder(people(klaver)[seat]), seat, payload, f"move-{step}")
+        tables.act(table.pk, holder(people(klaver)[seat]), seat, payload, f"move-{step}")
         change = change_of(published[-1])
         assert change is not None
         assert all("cards" not in str(key) for key in change)  # actions and fields only
@@ -222,7 +223,7 @@ def play_out_the_hand(klaver: Club4, table: Table, published: list[TableState]) 
         plays = [a for a in before.hand.legal_actions(hand_seat) if a.act in ("play", "stay")]
         payload = plays[0].to_json()
         payload.pop("seat")
-        services.act(table.pk, holder(people(klaver)[seat]), seat, payload, f"card-{step}")
+        tables.act(table.pk, holder(people(klaver)[seat]), seat, payload, f"card-{step}")
         step += 1
         if published[-1].hand.complete:
             return before
@@ -239,7 +240,7 @@ def test_another_process_moves_its_snapshot_through_a_deal_with_one_read(
     published = keep_published(monkeypatch)
     before_last_card = play_out_the_hand(klaver, table, published)
     finished = published[-1]
-    assert services.fire_deadline(table.pk, timezone.now() + timedelta(hours=1))
+    assert tables.fire_deadline(table.pk, timezone.now() + timedelta(hours=1))
     change = change_of(published[-1])
     assert change is not None and change["deal"] == published[-1].hand_row.pk
     assert "actions" not in change and "cards" not in str(change)
@@ -278,7 +279,7 @@ def test_a_deal_heard_late_is_the_hand_as_dealt_not_as_it_is_now(
     published = keep_published(monkeypatch)
     play_out_the_hand(klaver, table, published)
     finished = published[-1]
-    assert services.fire_deadline(table.pk, timezone.now() + timedelta(hours=1))
+    assert tables.fire_deadline(table.pk, timezone.now() + timedelta(hours=1))
     dealt_state = published[-1]
     change = change_of(dealt_state)
     assert change is not None and "deal" in change
@@ -288,7 +289,7 @@ def test_a_deal_heard_late_is_the_hand_as_dealt_not_as_it_is_now(
     seat = state.table_seat(state.hand.to_play)
     legal = state.hand.legal_actions(state.hand.to_play)
     card = next(a for a in legal if a.act == "play").to_json()["card"]
-    services.act(table.pk, holder(people(klaver)[seat]), seat, {"act": "play", "card": card}, "x1")
+    tables.act(table.pk, holder(people(klaver)[seat]), seat, {"act": "play", "card": card}, "x1")
     snapshots._views.clear()
     snapshots._played.clear()
     remember(finished)
@@ -410,6 +411,6 @@ async def test_a_heartbeat_round_brings_the_snapshots_presence_up_to_date(klaver
 
 
 async def test_the_embedded_default_writes_every_change_in_a_worker_thread() -> None:
-    """SQLite, one process: no connection of the loop's own (games/store.py's executor
+    """SQLite, one process: no connection of the loop's own (games/services/store.py's executor
     choice); the write is the same."""
     assert store.loop_writer() is None

@@ -6,11 +6,11 @@ import pytest
 from channels.db import database_sync_to_async
 
 from clubs.models import HouseRuleProfile
-from games import services
 from games.engine import HouseRules
 from games.models import PlayedHand, Rubber, RubberPlayer, Table
-from games.snapshots import load_state
-from games.state import Holder
+from games.services import tables
+from games.services.snapshots import load_state
+from games.services.state import Holder
 from tests.live.conftest import (
     Club4,
     Person,
@@ -42,7 +42,7 @@ def open_table(klaver: Club4, rules: HouseRules | None = None, bots: dict | None
             name=f"p{HouseRuleProfile.objects.count()}",
             rules_json=rules.to_json(),
         )
-    return services.create_table(
+    return tables.create_table(
         club=klaver.club,
         user=klaver.anna.user,
         profile=profile,
@@ -60,9 +60,9 @@ async def test_four_phones_and_a_spectator_play_two_rubbers_and_see_no_hidden_ca
     femke = await database_sync_to_async(member)(klaver.club, "femke")
     phones = {seat: await connect(person, table.code) for seat, person in people.items()}
     spectator = await connect(femke, table.code)
-    await database_sync_to_async(services.start_rubber)(table.pk, klaver.anna.user)
+    await database_sync_to_async(tables.start_rubber)(table.pk, klaver.anna.user)
     await play_rubber(table.pk, phones, seed=3)
-    await database_sync_to_async(services.start_rubber)(table.pk, klaver.anna.user)
+    await database_sync_to_async(tables.start_rubber)(table.pk, klaver.anna.user)
     await play_rubber(table.pk, phones, seed=4)
     checked = 0
     for seat, phone in phones.items():
@@ -81,7 +81,7 @@ async def test_a_watching_member_sees_the_table_and_no_hidden_card(klaver: Club4
     table = await open_table(klaver, bots={1: "normal", 2: "normal", 3: "normal"})
     anna = await connect(klaver.anna, table.code)
     bram = await connect(klaver.bram, table.code)  # a member, not seated: watches
-    await database_sync_to_async(services.start_rubber)(table.pk, klaver.anna.user)
+    await database_sync_to_async(tables.start_rubber)(table.pk, klaver.anna.user)
     await play_rubber(table.pk, {0: anna}, seed=5)
     await bram.drain()
     await anna.drain()
@@ -98,17 +98,17 @@ async def test_a_shared_phone_shows_one_hand_at_a_time_behind_a_privacy_screen(
     klaver: Club4, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The test plays at machine speed, two frames a move: lift the limit meant for people.
-    monkeypatch.setattr("games.consumers.RATE_PER_SECOND", 1000)
-    monkeypatch.setattr("games.consumers.FLOOD_FRAMES", 100000)
+    monkeypatch.setattr("games.live.consumers.RATE_PER_SECOND", 1000)
+    monkeypatch.setattr("games.live.consumers.FLOOD_FRAMES", 100000)
     table = await open_table(klaver, bots={2: "easy", 3: "easy"})
     # Bram sits at Anna's phone: the same browser holds seats 0 and 1.
-    from games.state import Holder
+    from games.services.state import Holder
 
-    await database_sync_to_async(services.take_seat)(
+    await database_sync_to_async(tables.take_seat)(
         table.pk, 1, Holder(user_id=klaver.bram.user.pk, key=klaver.anna.holder_key), "Bram"
     )
     phone = await connect(klaver.anna, table.code)
-    await database_sync_to_async(services.start_rubber)(table.pk, klaver.anna.user)
+    await database_sync_to_async(tables.start_rubber)(table.pk, klaver.anna.user)
 
     shows_sent = 0
     original_send = phone.send
@@ -139,7 +139,7 @@ async def test_a_shared_phone_shows_one_hand_at_a_time_behind_a_privacy_screen(
 async def test_a_finished_rubber_is_stored_with_its_hands_and_standings(klaver: Club4) -> None:
     table = await open_table(klaver, bots={1: "easy", 2: "easy", 3: "easy"})
     phone = await connect(klaver.anna, table.code)
-    await database_sync_to_async(services.start_rubber)(table.pk, klaver.anna.user)
+    await database_sync_to_async(tables.start_rubber)(table.pk, klaver.anna.user)
     await play_rubber(table.pk, {0: phone}, seed=7)
 
     @database_sync_to_async
@@ -176,12 +176,12 @@ async def test_stale_watcher_tabs_of_a_member_who_sits_down_elsewhere_leak_nothi
     other_device.session_key = await database_sync_to_async(make_session)(
         klaver.bram.user, holder=other_device.holder_key
     )
-    await database_sync_to_async(services.take_seat)(
+    await database_sync_to_async(tables.take_seat)(
         table.pk, 1, Holder(user_id=klaver.bram.user.pk, key=other_device.holder_key), "Bram"
     )
     anna = await connect(klaver.anna, table.code)
     bram = await connect(other_device, table.code)
-    await database_sync_to_async(services.start_rubber)(table.pk, klaver.anna.user)
+    await database_sync_to_async(tables.start_rubber)(table.pk, klaver.anna.user)
     await play_rubber(table.pk, {0: anna, 1: bram}, seed=11)
     checked = 0
     for watcher in watchers:
@@ -209,33 +209,33 @@ def end_rubber_by_folds(table: Table, people: dict[int, Person]) -> list[int]:
         hand = state.hand
         assert hand is not None
         if hand.complete:
-            services.fire_deadline(table.pk)  # the next deal
+            tables.fire_deadline(table.pk)  # the next deal
             continue
         knocker = next(
             s for s in range(hand.n) if "knock" in {a.act for a in hand.legal_actions(s)}
         )
         seat = state.table_seat(knocker)
-        services.act(table.pk, holder_of(people[seat]), seat, {"act": "knock"}, f"k{_}")
+        tables.act(table.pk, holder_of(people[seat]), seat, {"act": "knock"}, f"k{_}")
         awaiting = load_state(Table.objects.get(pk=table.pk)).hand.awaiting
         for hand_seat in awaiting:
             seat = state.table_seat(hand_seat)
-            services.act(table.pk, holder_of(people[seat]), seat, {"act": "fold"}, f"f{_}{seat}")
+            tables.act(table.pk, holder_of(people[seat]), seat, {"act": "fold"}, f"f{_}{seat}")
     raise AssertionError("the rubber did not end")
 
 
 async def test_whoever_sits_down_after_a_rubber_never_sees_the_last_occupants_cards(
     klaver: Club4,
 ) -> None:
-    table = await database_sync_to_async(services.create_table)(
+    table = await database_sync_to_async(tables.create_table)(
         club=klaver.club, user=klaver.anna.user, seat_count=3, holder_key=klaver.anna.holder_key
     )
     people = {0: klaver.anna, 1: klaver.bram, 2: klaver.cas}
     await aseat_people(table.pk, [(1, klaver.bram), (2, klaver.cas)])
-    await database_sync_to_async(services.start_rubber)(table.pk, klaver.anna.user)
+    await database_sync_to_async(tables.start_rubber)(table.pk, klaver.anna.user)
     holding = await database_sync_to_async(end_rubber_by_folds)(table, people)
     assert holding, "the last hand was played out: nothing to test"
     seat = holding[0]
-    await database_sync_to_async(services.leave_seat)(table.pk, seat, holder_of(people[seat]))
+    await database_sync_to_async(tables.leave_seat)(table.pk, seat, holder_of(people[seat]))
     femke = await database_sync_to_async(member)(klaver.club, "femke")
     await aseat_people(table.pk, [(seat, femke)])
     newcomer = await connect(femke, table.code)

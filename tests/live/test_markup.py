@@ -1,4 +1,4 @@
-"""The live view's HTML (games.markup): what a player typed is escaped wherever it shows, and
+"""The live view's HTML (games.view.html): what a player typed is escaped wherever it shows, and
 every button's frame reads back as the action it offers."""
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from games.engine import HouseRules
 from games.engine import table as table_rules
 from games.engine.rubber import Rubber as EngineRubber
 from games.models import PlayedHand, Rubber, Seat, Table
-from games.render import Shared, Viewer, render_view
-from games.state import TableState
+from games.services.state import TableState
+from games.view.context import Shared, Viewer, render_view
 from tests.engine.test_properties import dealt_hands
 from tests.engine.test_table_rules import walked
 
@@ -91,7 +91,7 @@ def test_a_player_who_is_not_due_has_no_card_to_press():
 
 
 def test_views_rendered_together_are_the_views_rendered_alone():
-    """Phones rendered in one pass share the public part of their views (games.render.Shared):
+    """Phones rendered in one pass share the public part of their views (games.view.context.Shared):
     each must still get exactly its own view, whoever is rendered first, in any language."""
     names = ["Anne", "Bart", "Cor", "Dieuwke"]
     viewers = [Viewer(seats=(seat,), active=seat) for seat in range(4)] + [

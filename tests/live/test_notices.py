@@ -1,5 +1,5 @@
-"""The notices that carry a table's change to the other processes (games/notices.py), as their
-payload travels, and the hub's listening connection made again when it is lost (games/hub.py).
+"""The notices that carry a table's change to the other processes (games/live/notices.py), as their
+payload travels, and the hub's listening connection made again when it is lost (games/live/hub.py).
 On PostgreSQL itself: tests/live/fault_cases.py, quick_cases.py and tests/scaleout."""
 
 from __future__ import annotations
@@ -17,10 +17,11 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from games import hub, notices, services, store
+from games.live import hub, notices
 from games.models import Table
-from games.snapshots import load_state
-from games.state import TableState, change_of
+from games.services import store, tables
+from games.services.snapshots import load_state
+from games.services.state import TableState, change_of
 from tests.live.conftest import Club4
 from tests.live.test_hub import FakePhone, keep_published, moved_elsewhere, play_out_the_hand
 from tests.live.test_table_services import four_people_table, play_a_card
@@ -65,7 +66,7 @@ def test_a_notice_moves_another_process_on_exactly_as_the_change_itself(
     moved, _ = moved_elsewhere(table.pk, before, heard["change"])
     assert moved.hand.complete
 
-    assert services.fire_deadline(table.pk, timezone.now() + timedelta(hours=1))
+    assert tables.fire_deadline(table.pk, timezone.now() + timedelta(hours=1))
     heard = as_heard_elsewhere(monkeypatch, notice_of(published[-1]), {table.pk})
     assert heard["change"]["deal"] == published[-1].hand_row.pk
 
@@ -104,7 +105,7 @@ def test_a_change_too_large_for_a_notice_carries_its_version_alone(
 def test_a_notice_that_is_not_a_tables_change_is_dropped_with_a_warning(
     text: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    with caplog.at_level(logging.WARNING, logger="games.notices"):
+    with caplog.at_level(logging.WARNING, logger="games.live.notices"):
         assert notices.heard(text, {7}) is None
     assert caplog.records and all(r.levelno == logging.WARNING for r in caplog.records)
 

@@ -7,9 +7,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from games import store
 from games.models import ActionReceipt, Seat, Table
-from games.prepared import Prepared, RowUpdate
+from games.services import store
+from games.services.prepared import Prepared, RowUpdate
 from tests.live.conftest import Club4
 from tests.live.prepared_cases import mismatches, write_mismatches
 from tests.live.test_table_services import four_people_table

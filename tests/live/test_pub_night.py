@@ -9,12 +9,12 @@ import pytest
 from django.test import Client
 
 from clubs.models import HouseRuleProfile
-from games import services
-from games.consumers import HOLDER_SESSION_KEY
 from games.engine import HouseRules
+from games.live.consumers import HOLDER_SESSION_KEY
 from games.models import Table
-from games.services import TableError
-from games.state import Holder
+from games.services import tables
+from games.services.state import Holder
+from games.services.tables import TableError
 from tests.live.conftest import Club4, seat_people
 
 pytestmark = pytest.mark.django_db
@@ -28,7 +28,7 @@ def table_of_three(klaver: Club4, rules: HouseRules, start: bool = True) -> Tabl
     profile = HouseRuleProfile.objects.create(
         club=klaver.club, name="pub rules", rules_json=rules.to_json()
     )
-    table = services.create_table(
+    table = tables.create_table(
         club=klaver.club,
         user=klaver.anna.user,
         profile=profile,
@@ -37,12 +37,12 @@ def table_of_three(klaver: Club4, rules: HouseRules, start: bool = True) -> Tabl
     )
     seat_people(table.pk, [(1, klaver.bram), (2, klaver.cas)])
     if start:
-        services.start_rubber(table.pk, klaver.anna.user)
+        tables.start_rubber(table.pk, klaver.anna.user)
     return Table.objects.get(pk=table.pk)
 
 
 def act(table: Table, person, seat: int, **payload) -> None:
-    services.act(table.pk, holder(person), seat, payload, uuid.uuid4().hex)
+    tables.act(table.pk, holder(person), seat, payload, uuid.uuid4().hex)
 
 
 FOLDING = HouseRules(exchange=False, voluntary_fold=True, response_order="sequential")
@@ -101,7 +101,7 @@ def test_a_player_who_did_not_open_the_table_starts_the_next_rubber(klaver: Club
 
 
 def test_a_guest_at_the_table_starts_the_rubber(klaver: Club4) -> None:
-    table = services.create_table(
+    table = tables.create_table(
         club=klaver.club, user=klaver.anna.user, seat_count=3, holder_key=klaver.anna.holder_key
     )
     seat_people(table.pk, [(1, klaver.bram)])
@@ -112,7 +112,7 @@ def test_a_guest_at_the_table_starts_the_rubber(klaver: Club4) -> None:
 
 
 def test_a_refused_start_from_the_live_page_comes_back_as_the_refusal_box(klaver: Club4) -> None:
-    table = services.create_table(
+    table = tables.create_table(
         club=klaver.club, user=klaver.anna.user, seat_count=3, holder_key=klaver.anna.holder_key
     )
     response = signed_in(klaver.anna).post(f"/t/{table.code}/start/", HTTP_HX_REQUEST="true")
@@ -135,7 +135,7 @@ def test_a_stranger_cannot_start_a_rubber(klaver: Club4) -> None:
 
 
 def running_table(klaver: Club4, **kwargs) -> Table:
-    table = services.create_table(
+    table = tables.create_table(
         club=klaver.club,
         user=klaver.anna.user,
         seat_count=3,
@@ -143,7 +143,7 @@ def running_table(klaver: Club4, **kwargs) -> Table:
         holder_key=klaver.anna.holder_key,
         **kwargs,
     )
-    services.start_rubber(table.pk, klaver.anna.user)
+    tables.start_rubber(table.pk, klaver.anna.user)
     return table
 
 
@@ -175,7 +175,7 @@ def test_a_member_is_told_when_a_table_lets_nobody_watch(klaver: Club4) -> None:
 
 
 def test_a_full_waiting_table_says_it_is_full(klaver: Club4) -> None:
-    table = services.create_table(
+    table = tables.create_table(
         club=klaver.club,
         user=klaver.anna.user,
         seat_count=3,
@@ -204,7 +204,7 @@ def test_the_start_page_and_every_header_offer_the_code_form(klaver: Club4) -> N
 
 
 def test_computer_players_have_short_names_that_fit_the_player_strip(klaver: Club4) -> None:
-    table = services.create_table(
+    table = tables.create_table(
         club=klaver.club,
         user=klaver.anna.user,
         seat_count=8,

@@ -7,7 +7,7 @@ from datetime import timedelta
 
 from django.utils import timezone
 
-from games.render import Viewer, build_context, render_view
+from games.view.context import Viewer, build_context, render_view
 from tests.live.test_markup import _state
 
 

@@ -8,10 +8,10 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from games import services
-from games.history import open_tables, standings
 from games.models import Rubber, Seat, Table
-from games.services import TableError
+from games.services import tables
+from games.services.history import open_tables, standings
+from games.services.tables import TableError
 from tests.live.conftest import Club4, member
 from tests.live.test_away import play_out_the_hand, step
 from tests.live.test_table_services import four_people_table, holder, people, state_of
@@ -25,10 +25,10 @@ def test_a_player_gets_up_between_hands_and_a_computer_player_plays_her_seat_out
     table = four_people_table(klaver)
     bram = holder(people(klaver)[1])
     with pytest.raises(TableError) as refused:
-        services.leave_seat(table.pk, 1, bram)
+        tables.leave_seat(table.pk, 1, bram)
     assert refused.value.code == "hand_under_way"
     play_out_the_hand(klaver, table, away=-1)
-    services.leave_seat(table.pk, 1, bram)
+    tables.leave_seat(table.pk, 1, bram)
     seat = Seat.objects.get(table=table, index=1)
     assert seat.bot_level == "normal" and not seat.holder_key and seat.user_id is None
     assert state_of(table).held_by(bram) == []
@@ -37,14 +37,14 @@ def test_a_player_gets_up_between_hands_and_a_computer_player_plays_her_seat_out
 
 
 def test_between_rubbers_a_seat_given_up_is_free(klaver: Club4) -> None:
-    table = services.create_table(
+    table = tables.create_table(
         club=klaver.club,
         user=klaver.anna.user,
         bots={2: "easy", 3: "easy"},
         holder_key=klaver.anna.holder_key,
     )
-    services.take_seat(table.pk, 1, holder(klaver.bram), "Bram")
-    services.leave_seat(table.pk, 1, holder(klaver.bram))
+    tables.take_seat(table.pk, 1, holder(klaver.bram), "Bram")
+    tables.leave_seat(table.pk, 1, holder(klaver.bram))
     assert Seat.objects.get(table=table, index=1).is_free
 
 
@@ -53,16 +53,16 @@ def test_the_creator_or_a_club_admin_closes_a_table_and_its_unfinished_rubber_co
 ) -> None:
     table = four_people_table(klaver)  # opened by Anna, an admin
     with pytest.raises(TableError) as refused:
-        services.close_table(table.pk, klaver.bram.user)
+        tables.close_table(table.pk, klaver.bram.user)
     assert refused.value.code == "not_allowed"
     play_out_the_hand(klaver, table, away=-1)
-    services.close_table(table.pk, klaver.anna.user)
+    tables.close_table(table.pk, klaver.anna.user)
     closed = Table.objects.get(pk=table.pk)
     assert closed.status == Table.Status.CLOSED and closed.deadline_at is None
     assert Rubber.objects.get(table=table).abandoned
-    assert not services.fire_deadline(table.pk, timezone.now() + timedelta(hours=1))
+    assert not tables.fire_deadline(table.pk, timezone.now() + timedelta(hours=1))
     with pytest.raises(TableError):
-        services.take_seat(table.pk, 0, holder(klaver.anna), "Anna")
+        tables.take_seat(table.pk, 0, holder(klaver.anna), "Anna")
     assert table not in open_tables(klaver.club)
     assert all(s.rubbers == 0 for s in standings(klaver.club))
 
@@ -70,11 +70,11 @@ def test_the_creator_or_a_club_admin_closes_a_table_and_its_unfinished_rubber_co
 def test_an_admin_who_did_not_open_the_table_may_close_it(klaver: Club4) -> None:
     from clubs.models import Membership
 
-    table = services.create_table(
+    table = tables.create_table(
         club=klaver.club, user=klaver.bram.user, holder_key=klaver.bram.holder_key
     )
     femke = member(klaver.club, "femke", Membership.Role.ADMIN)
-    services.close_table(table.pk, femke.user)
+    tables.close_table(table.pk, femke.user)
     assert Table.objects.get(pk=table.pk).status == Table.Status.CLOSED
 
 

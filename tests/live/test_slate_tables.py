@@ -1,4 +1,5 @@
-"""Slate tables through their services (games/slate.py): real cards, the app keeps the slate."""
+"""Slate tables through their services (games/services/slate.py): real cards, the app keeps
+the slate."""
 
 from __future__ import annotations
 
@@ -14,13 +15,13 @@ from channels.testing import WebsocketCommunicator
 from django.core.management import call_command
 
 from clubs.models import HouseRuleProfile
-from games import services, slate
 from games.engine.rules import KROEG, SIWWESCHROOM, HouseRules
 from games.models import ActionReceipt, PlayedHand, Rubber, RubberPlayer, SlateKeepers, Table
-from games.services import TableError
-from games.slate import SlatePlayer
-from games.snapshots import load_state
-from games.state import Holder
+from games.services import slate, tables
+from games.services.slate import SlatePlayer
+from games.services.snapshots import load_state
+from games.services.state import Holder
+from games.services.tables import TableError
 from tests.live.conftest import ORIGIN, Club4, Person, Phone
 from toepen_site.asgi import application
 
@@ -187,7 +188,7 @@ def test_every_refusal_says_why_and_changes_nothing(klaver: Club4) -> None:
     # A phone at the table cannot write a slate hand as a dealt one either.
     holder = Holder(user_id=klaver.anna.user.pk)
     with pytest.raises(TableError) as dealt:
-        services.act(table.pk, holder, 0, {"act": "knock", "hand": state.hand_name()}, "x3")
+        tables.act(table.pk, holder, 0, {"act": "knock", "hand": state.hand_name()}, "x3")
     assert dealt.value.code == "slate_table"
     assert ActionReceipt.objects.filter(action_id__in=["x1", "x2", "x3"]).count() == 0
 
@@ -338,7 +339,7 @@ async def test_two_phones_keep_one_slate_and_a_follower_only_watches(klaver: Clu
 
 
 async def test_a_slate_socket_to_a_dealt_table_is_closed_as_not_found(klaver: Club4) -> None:
-    table = await database_sync_to_async(services.create_table)(
+    table = await database_sync_to_async(tables.create_table)(
         club=klaver.club, user=klaver.anna.user
     )
     communicator = WebsocketCommunicator(

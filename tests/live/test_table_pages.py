@@ -8,8 +8,8 @@ import pytest
 from django.test import Client, override_settings
 
 from accounts.models import Guest
-from games import services
 from games.models import Seat, Table
+from games.services import tables
 from tests.live.conftest import Club4
 from tests.names import DECEPTIVE
 
@@ -58,7 +58,7 @@ def test_a_non_member_cannot_open_a_table_for_the_club(klaver: Club4) -> None:
 
 
 def waiting_table(klaver: Club4, **kwargs) -> Table:
-    return services.create_table(
+    return tables.create_table(
         club=klaver.club, user=klaver.anna.user, holder_key=klaver.anna.holder_key, **kwargs
     )
 
@@ -168,7 +168,7 @@ def test_another_player_on_this_phone_cannot_join_a_running_rubber_and_no_guest_
     table = waiting_table(klaver, bots={2: "easy", 3: "easy"})
     phone = Client()
     phone.post(f"/t/{table.code}/join/", {"name": "Fenna"})
-    services.start_rubber(table.pk, klaver.anna.user)
+    tables.start_rubber(table.pk, klaver.anna.user)
     guests = Guest.objects.count()
     response = phone.post(f"/t/{table.code}/join/", {"name": "Gijs"}, follow=True)
     assert "Seats are taken before a rubber starts." in response.content.decode()
@@ -192,7 +192,7 @@ def test_a_full_table_in_play_is_hidden_from_strangers_but_shown_to_watching_mem
     klaver: Club4,
 ) -> None:
     table = waiting_table(klaver, bots={1: "easy", 2: "easy", 3: "easy"})
-    services.start_rubber(table.pk, klaver.anna.user)
+    tables.start_rubber(table.pk, klaver.anna.user)
     for stranger in (Client(), signed_in(klaver.eva)):
         # Told that a rubber is on, and nothing more of the table.
         shown = stranger.get(f"/t/{table.code}/").content.decode()

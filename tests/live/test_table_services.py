@@ -16,12 +16,13 @@ from django.db.models import F
 from django.utils import timezone
 
 from clubs.models import HouseRuleProfile
-from games import clock, services, store
 from games.engine import HouseRules
+from games.live import clock
 from games.models import ActionReceipt, PlayedHand, Seat, Table
-from games.services import TableError
-from games.snapshots import load_state
-from games.state import Holder
+from games.services import store, tables
+from games.services.snapshots import load_state
+from games.services.state import Holder
+from games.services.tables import TableError
 from tests.live.conftest import Club4, seat_people
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -38,11 +39,11 @@ def four_people_table(klaver: Club4, rules: HouseRules | None = None, **kwargs) 
         profile = HouseRuleProfile.objects.create(
             club=klaver.club, name="test rules", rules_json=rules.to_json()
         )
-    table = services.create_table(
+    table = tables.create_table(
         club=klaver.club, user=klaver.anna.user, profile=profile, holder_key=klaver.anna.holder_key
     )
     seat_people(table.pk, [(1, klaver.bram), (2, klaver.cas), (3, klaver.dirk)])
-    services.start_rubber(table.pk, klaver.anna.user)
+    tables.start_rubber(table.pk, klaver.anna.user)
     return Table.objects.get(pk=table.pk)
 
 
@@ -54,8 +55,8 @@ def state_of(table: Table):
     return load_state(Table.objects.get(pk=table.pk))
 
 
-def act(klaver: Club4, table: Table, seat: int, **payload) -> services.Outcome:
-    return services.act(table.pk, holder(people(klaver)[seat]), seat, payload, uuid.uuid4().hex)
+def act(klaver: Club4, table: Table, seat: int, **payload) -> tables.Outcome:
+    return tables.act(table.pk, holder(people(klaver)[seat]), seat, payload, uuid.uuid4().hex)
 
 
 def play_a_card(klaver: Club4, table: Table, action_id: str):
@@ -65,7 +66,7 @@ def play_a_card(klaver: Club4, table: Table, action_id: str):
     seat = before.table_seat(hand_seat)
     card = next(a for a in before.hand.legal_actions(hand_seat) if a.act == "play")
     payload = {"act": "play", "card": card.to_json()["card"]}
-    outcome = services.act(table.pk, holder(people(klaver)[seat]), seat, payload, action_id)
+    outcome = tables.act(table.pk, holder(people(klaver)[seat]), seat, payload, action_id)
     return before, outcome
 
 
@@ -102,7 +103,7 @@ def test_two_knocks_at_the_same_instant_give_one_accepted_and_one_refused(klaver
         thread.start()
     for thread in threads:
         thread.join(timeout=30)
-    accepted = [o for o in outcomes.values() if isinstance(o, services.Outcome)]
+    accepted = [o for o in outcomes.values() if isinstance(o, tables.Outcome)]
     refused = [o for o in outcomes.values() if isinstance(o, TableError)]
     assert len(accepted) == 1 and len(refused) == 1
     assert refused[0].code == "answers_awaited"
@@ -147,7 +148,7 @@ def test_a_knock_and_a_card_at_the_same_instant_never_corrupt_the_hand(klaver: C
         thread.join(timeout=30)
     # Both may be legal in either order; whatever happened replays from the database.
     stored = record_actions(table)
-    accepted = sum(isinstance(r, services.Outcome) for r in results)
+    accepted = sum(isinstance(r, tables.Outcome) for r in results)
     assert len(stored) == accepted >= 1
     assert state_of(table).hand is not None
 
@@ -160,7 +161,7 @@ def test_a_stored_hand_replays_to_what_the_table_showed(klaver: Club4, tmp_path:
         row = PlayedHand.objects.filter(rubber__table=table, number=1).get()
         if row.complete:
             break
-        services.fire_deadline(table.pk, timezone.now() + timedelta(hours=1))
+        tables.fire_deadline(table.pk, timezone.now() + timedelta(hours=1))
     row = PlayedHand.objects.get(rubber__table=table, number=1)
     assert row.complete
     path = tmp_path / "hand.json"
@@ -191,8 +192,8 @@ def test_the_simultaneous_answer_window_closes_with_stays_marked_auto(klaver: Cl
     table.refresh_from_db()
     answered_by = next(s for s in range(4) if s != knocker)
     act(klaver, table, answered_by, act="fold")
-    assert not services.fire_deadline(table.pk, timezone.now() + timedelta(seconds=1))
-    assert services.fire_deadline(table.pk, timezone.now() + timedelta(seconds=4))
+    assert not tables.fire_deadline(table.pk, timezone.now() + timedelta(seconds=1))
+    assert tables.fire_deadline(table.pk, timezone.now() + timedelta(seconds=4))
     actions = record_actions(table)
     assert actions[0] == {"seat": state.hand_seat(knocker), "act": "knock"}
     assert actions[1] == {"seat": state.hand_seat(answered_by), "act": "fold"}
@@ -212,8 +213,8 @@ def test_the_turn_clock_plays_the_lowest_card_for_a_player_who_does_nothing(
     Seat.objects.filter(table=table, index=state.table_seat(due)).update(
         last_seen=timezone.now() + timedelta(seconds=120)
     )
-    assert not services.fire_deadline(table.pk, timezone.now() + timedelta(seconds=30))
-    assert services.fire_deadline(table.pk, timezone.now() + timedelta(seconds=61))
+    assert not tables.fire_deadline(table.pk, timezone.now() + timedelta(seconds=30))
+    assert tables.fire_deadline(table.pk, timezone.now() + timedelta(seconds=61))
     [action] = record_actions(table)
     assert action["seat"] == due and action["act"] == "play" and action["auto"] is True
     from games.engine import card_from_token
@@ -229,9 +230,9 @@ def test_a_dropped_phone_keeps_its_seat_for_the_grace_period_then_the_table_play
     due = state.table_seat(state.hand.due()[0])
     # Her phone was last heard when she sat down, and never since (30 s of grace).
     heard = Seat.objects.get(table=table, index=due).last_seen
-    assert not services.fire_deadline(table.pk, heard + timedelta(seconds=28))
+    assert not tables.fire_deadline(table.pk, heard + timedelta(seconds=28))
     assert record_actions(table) == []
-    assert services.fire_deadline(table.pk, heard + timedelta(seconds=31))
+    assert tables.fire_deadline(table.pk, heard + timedelta(seconds=31))
     [action] = record_actions(table)
     assert action["auto"] is True and action["seat"] == state.hand_seat(due)
 
@@ -246,7 +247,7 @@ def test_a_player_back_from_away_takes_over_again(klaver: Club4) -> None:
     Table.objects.filter(pk=table.pk).update(deadline_at=now + timedelta(seconds=5))
     store.mark_seen(table.pk, holder(people(klaver)[due]))  # ... but her phone is back
     # The deadline comes, finds her here, plays nothing, and plans her turn clock again.
-    assert not services.fire_deadline(table.pk, now + timedelta(seconds=6))
+    assert not tables.fire_deadline(table.pk, now + timedelta(seconds=6))
     assert record_actions(table) == []
     table.refresh_from_db()
     assert table.deadline_at > now + timedelta(seconds=20)
@@ -266,7 +267,7 @@ def test_the_laundry_window_holds_the_first_card_and_closes_by_itself(
     assert early.value.code == "laundry_open"
     exchanger = (leader + 1) % 4
     act(klaver, table, exchanger, act="exchange")
-    assert services.fire_deadline(table.pk, timezone.now() + timedelta(seconds=11))
+    assert tables.fire_deadline(table.pk, timezone.now() + timedelta(seconds=11))
     with pytest.raises(TableError) as late:
         act(klaver, table, leader, act="exchange")
     assert late.value.code == "cannot_exchange"
@@ -279,7 +280,7 @@ def test_everyone_ready_closes_the_laundry_window_early(klaver: Club4, settings)
     table = four_people_table(klaver)
     for seat in range(4):
         assert state_of(table).laundry_open(timezone.now())
-        services.ready(table.pk, holder(people(klaver)[seat]), seat)
+        tables.ready(table.pk, holder(people(klaver)[seat]), seat)
     assert not state_of(table).laundry_open(timezone.now())
 
 
@@ -287,18 +288,18 @@ def test_computer_players_play_whole_rubbers_by_themselves(klaver: Club4) -> Non
     profile = HouseRuleProfile.objects.create(
         club=klaver.club, name="short", rules_json=HouseRules(starting_lives=3).to_json()
     )
-    table = services.create_table(
+    table = tables.create_table(
         club=klaver.club,
         user=klaver.anna.user,
         profile=profile,
         bots={0: "easy", 1: "normal", 2: "strong", 3: "easy"},
         take_seat=None,
     )
-    services.start_rubber(table.pk, klaver.anna.user)
+    tables.start_rubber(table.pk, klaver.anna.user)
     for _ in range(2000):
         if Table.objects.get(pk=table.pk).status == "rubber_over":
             break
-        services.fire_deadline(table.pk, timezone.now() + timedelta(hours=1))
+        tables.fire_deadline(table.pk, timezone.now() + timedelta(hours=1))
     table.refresh_from_db()
     assert table.status == "rubber_over"
     hands = PlayedHand.objects.filter(rubber__table=table)
@@ -334,24 +335,24 @@ async def _actions_count(table: Table) -> int:
 def test_only_a_player_at_the_table_starts_a_rubber_and_only_with_every_seat_filled(
     klaver: Club4,
 ) -> None:
-    table = services.create_table(
+    table = tables.create_table(
         club=klaver.club, user=klaver.anna.user, holder_key=klaver.anna.holder_key
     )
     with pytest.raises(TableError) as empty:
-        services.start_rubber(table.pk, klaver.anna.user)
+        tables.start_rubber(table.pk, klaver.anna.user)
     assert empty.value.code == "seats_free"
     seat_people(table.pk, [(1, klaver.bram), (2, klaver.cas), (3, klaver.dirk)])
     with pytest.raises(TableError) as not_seated:
-        services.start_rubber(table.pk, klaver.eva.user)
+        tables.start_rubber(table.pk, klaver.eva.user)
     assert not_seated.value.code == "not_allowed"
     assert not PlayedHand.objects.filter(rubber__table=table).exists()
-    services.start_rubber(table.pk, klaver.bram.user)  # not the creator, but at the table
+    tables.start_rubber(table.pk, klaver.bram.user)  # not the creator, but at the table
     assert PlayedHand.objects.filter(rubber__table=table).exists()
 
 
 def test_a_non_member_cannot_open_a_table_for_the_club(klaver: Club4) -> None:
     with pytest.raises(TableError) as refused:
-        services.create_table(club=klaver.club, user=klaver.eva.user)
+        tables.create_table(club=klaver.club, user=klaver.eva.user)
     assert refused.value.code == "not_allowed"
     assert not Table.objects.exists()
 
@@ -360,7 +361,7 @@ def test_a_table_keeps_its_rules_when_the_profile_is_edited(klaver: Club4) -> No
     profile = HouseRuleProfile.objects.create(
         club=klaver.club, name="Kroeg", rules_json=HouseRules(starting_lives=15).to_json()
     )
-    table = services.create_table(
+    table = tables.create_table(
         club=klaver.club,
         user=klaver.anna.user,
         profile=profile,
@@ -370,7 +371,7 @@ def test_a_table_keeps_its_rules_when_the_profile_is_edited(klaver: Club4) -> No
     )
     profile.rules_json = HouseRules(starting_lives=5).to_json()
     profile.save()
-    services.start_rubber(table.pk, klaver.anna.user)
+    tables.start_rubber(table.pk, klaver.anna.user)
     assert state_of(table).rubber.lives == [15, 15, 15]
     assert Table.objects.get(pk=table.pk).rules().starting_lives == 15
 
@@ -381,25 +382,25 @@ def test_a_computer_player_is_offered_the_laundry_only_in_its_window(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     offered: list[set[str]] = []
-    real_decide = services.players.decide
+    real_decide = tables.players.decide
 
     def spy(bot, observation, rules):
         offered.append({a.act for a in observation.legal})
         return real_decide(bot, observation, rules)
 
-    monkeypatch.setattr(services.players, "decide", spy)
+    monkeypatch.setattr(tables.players, "decide", spy)
     settings.TOEPEN_LAUNDRY_SECONDS = 10
-    table = services.create_table(
+    table = tables.create_table(
         club=klaver.club,
         user=klaver.anna.user,
         bots={0: "easy", 1: "easy", 2: "easy", 3: "easy"},
         take_seat=None,
     )
-    services.start_rubber(table.pk, klaver.anna.user)
+    tables.start_rubber(table.pk, klaver.anna.user)
     # The four computer players' laundry (again after any exchange), the window, then play:
     # each deadline fired at its own moment, as the clock does.
     for _ in range(60):
-        services.fire_deadline(table.pk, Table.objects.get(pk=table.pk).deadline_at)
+        tables.fire_deadline(table.pk, Table.objects.get(pk=table.pk).deadline_at)
         if any(a["act"] == "play" for a in record_actions(table)):
             break
     laundry_acts = {"exchange", "challenge"}
@@ -425,17 +426,17 @@ def test_a_computer_player_may_knock_out_of_turn_and_is_asked_once_a_version(
             return next(a for a in observation.legal if a.act in ("play", "stay"))
         return None
 
-    monkeypatch.setattr(services.players, "decide", knock_out_of_turn_once)
-    table = services.create_table(
+    monkeypatch.setattr(tables.players, "decide", knock_out_of_turn_once)
+    table = tables.create_table(
         club=klaver.club,
         user=klaver.anna.user,
         bots={1: "easy", 2: "easy", 3: "easy"},
         holder_key=klaver.anna.holder_key,
     )
-    services.start_rubber(table.pk, klaver.anna.user)
+    tables.start_rubber(table.pk, klaver.anna.user)
     later = timezone.now() + timedelta(seconds=5)
     for _ in range(12):
-        services.fire_deadline(table.pk, later)
+        tables.fire_deadline(table.pk, later)
     actions = record_actions(table)
     assert any(a["act"] == "knock" for a in actions), actions
     # Never asked twice about one version for one seat, out of turn.
@@ -449,15 +450,15 @@ def test_a_clock_that_comes_after_the_laundry_window_just_closes_it(
     """A busy or restarted server fires late: the computer players' laundry is not offered any
     more (their exchange would be refused), the window closes and play begins."""
     settings.TOEPEN_LAUNDRY_SECONDS = 10
-    table = services.create_table(
+    table = tables.create_table(
         club=klaver.club,
         user=klaver.anna.user,
         bots={0: "easy", 1: "easy", 2: "easy", 3: "easy"},
         take_seat=None,
     )
-    services.start_rubber(table.pk, klaver.anna.user)
+    tables.start_rubber(table.pk, klaver.anna.user)
     late = timezone.now() + timedelta(seconds=11)
-    assert services.fire_deadline(table.pk, late)
+    assert tables.fire_deadline(table.pk, late)
     table = Table.objects.get(pk=table.pk)
     assert table.laundry_until is None
     assert record_actions(table) == []
@@ -485,14 +486,14 @@ def test_a_change_that_loses_the_race_is_decided_again_then_refused_busy(
     losses = 1
     before, outcome = play_a_card(klaver, table, "once")
     assert bases == [table.version, table.version + 1]  # decided again on the newer version
-    assert outcome == services.Outcome(table.version + 2)
+    assert outcome == tables.Outcome(table.version + 2)
     assert len(record_actions(table)) == len(before.hand_row.record["actions"]) + 1
 
     bases.clear()
     losses = 2
     actions = record_actions(table)
     version = Table.objects.get(pk=table.pk).version
-    with pytest.raises(services.Busy):
+    with pytest.raises(tables.Busy):
         play_a_card(klaver, table, "twice")
     assert len(bases) == 2 and record_actions(table) == actions
     assert Table.objects.get(pk=table.pk).version == version + 2  # the other changes' only

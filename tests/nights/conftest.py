@@ -2,7 +2,7 @@
 
 De Gouden Klaver: Anna (admin), Bram, Cas and Dirk (members). Eva has an account and her own
 club, Het Zwarte Schaap, but is no member of De Gouden Klaver. Guus plays as a guest.
-Rubbers are short (2 lives) and every action goes through games.services, as from a phone.
+Rubbers are short (2 lives) and every action goes through games.services.tables, as from a phone.
 """
 
 from __future__ import annotations
@@ -22,11 +22,11 @@ from accounts.guests import SESSION_KEY as GUEST_SESSION_KEY
 from accounts.models import Guest, User
 from accounts.translations import compile_catalogues
 from clubs.models import Club, HouseRuleProfile, Membership
-from games import services
 from games.engine import HouseRules
 from games.models import Table
-from games.snapshots import load_state
-from games.state import Holder
+from games.services import tables
+from games.services.snapshots import load_state
+from games.services.state import Holder
 
 compile_catalogues()
 
@@ -145,7 +145,7 @@ def open_table(
     `bots` says), its first rubber started."""
     assert opener.user is not None
     seats = 1 + len(others) + len(bots or {})
-    table = services.create_table(
+    table = tables.create_table(
         club=club,
         user=opener.user,
         seat_count=seats,
@@ -154,8 +154,8 @@ def open_table(
     )
     free = [i for i in range(1, seats) if i not in (bots or {})]
     for index, player in zip(free, others, strict=True):
-        services.take_seat(table.pk, index, player.holder, player.name)
-    services.start_rubber(table.pk, opener.user)
+        tables.take_seat(table.pk, index, player.holder, player.name)
+    tables.start_rubber(table.pk, opener.user)
     return Table.objects.get(pk=table.pk)
 
 
@@ -170,7 +170,7 @@ def step(table_id: int, players: dict[int, Player], rng: random.Random) -> bool:
     hand = state.hand
     now = timezone.now()
     if hand is None or hand.complete:
-        services.fire_deadline(table_id, now + timedelta(seconds=1))
+        tables.fire_deadline(table_id, now + timedelta(seconds=1))
         return True
     if state.laundry_open(now):
         for hand_seat, table_seat in enumerate(state.hand_seats):
@@ -183,16 +183,16 @@ def step(table_id: int, players: dict[int, Player], rng: random.Random) -> bool:
                 if "target" in move:
                     move["target"] = state.table_seat(move["target"])
                 move.pop("seat")
-                services.act(table_id, player.holder, table_seat, move, uuid.uuid4().hex)
+                tables.act(table_id, player.holder, table_seat, move, uuid.uuid4().hex)
                 return True
-            services.ready(table_id, player.holder, table_seat)
+            tables.ready(table_id, player.holder, table_seat)
             return True
-        services.fire_deadline(table_id, now + timedelta(seconds=1))
+        tables.fire_deadline(table_id, now + timedelta(seconds=1))
         return True
     due = hand.due()
     table_seat = state.table_seat(due[0]) if due else None
     if table_seat is None or table_seat not in players:
-        services.fire_deadline(table_id, now + timedelta(seconds=1))
+        tables.fire_deadline(table_id, now + timedelta(seconds=1))
         return True
     legal = [a for a in hand.legal_actions(due[0]) if a.act not in LAUNDRY]
     knocks = [a for a in legal if a.act == "knock"]
@@ -200,7 +200,7 @@ def step(table_id: int, players: dict[int, Player], rng: random.Random) -> bool:
     action = rng.choice(knocks if knocks and rng.random() < 0.3 else others or legal)
     move = action.to_json()
     move.pop("seat")
-    services.act(table_id, players[table_seat].holder, table_seat, move, uuid.uuid4().hex)
+    tables.act(table_id, players[table_seat].holder, table_seat, move, uuid.uuid4().hex)
     return True
 
 
@@ -226,4 +226,4 @@ def play_until_hand(table: Table, players: dict[int, Player], seed: int = 1) -> 
 
 def next_rubber(table: Table, opener: Player) -> None:
     assert opener.user is not None
-    services.start_rubber(table.pk, opener.user)
+    tables.start_rubber(table.pk, opener.user)

@@ -32,10 +32,10 @@ def main() -> None:
 
     from accounts.models import User
     from clubs.models import Club, HouseRuleProfile, Membership
-    from games import services
-    from games.consumers import HOLDER_SESSION_KEY
     from games.engine import HouseRules
-    from games.state import Holder
+    from games.live.consumers import HOLDER_SESSION_KEY
+    from games.services import tables
+    from games.services.state import Holder
 
     run = uuid.uuid4().hex[:8]
     club = Club.objects.create(name=f"Scale-out {run}", slug=f"scale-out-{run}")
@@ -59,15 +59,15 @@ def main() -> None:
         store.create()
         return user, holder, store.session_key or ""
 
-    tables = []
+    seeded = []
     for t in range(args.tables):
         people = [person(f"p{run}t{t}s{seat}") for seat in range(4)]
         owner, owner_holder, _ = people[0]
-        table = services.create_table(club=club, user=owner, holder_key=owner_holder, take_seat=0)
+        table = tables.create_table(club=club, user=owner, holder_key=owner_holder, take_seat=0)
         for seat, (user, holder, _) in enumerate(people[1:], start=1):
-            services.take_seat(table.pk, seat, Holder(user_id=user.pk, key=holder), str(user))
-        services.start_rubber(table.pk, owner)
-        tables.append(
+            tables.take_seat(table.pk, seat, Holder(user_id=user.pk, key=holder), str(user))
+        tables.start_rubber(table.pk, owner)
+        seeded.append(
             {
                 "id": table.pk,
                 "code": table.code,
@@ -80,12 +80,12 @@ def main() -> None:
     owner = person(f"p{run}bots")[0] if args.bots else None
     for _ in range(args.bots):
         assert owner is not None
-        table = services.create_table(
+        table = tables.create_table(
             club=club, user=owner, bots=dict.fromkeys(range(4), "easy"), take_seat=None
         )
-        services.start_rubber(table.pk, owner)
-        tables.append({"id": table.pk, "code": table.code, "phones": []})
-    print(json.dumps({"tables": tables}))
+        tables.start_rubber(table.pk, owner)
+        seeded.append({"id": table.pk, "code": table.code, "phones": []})
+    print(json.dumps({"tables": seeded}))
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""The project's Redis channel layer (toepen_site/layers.py) on a real Redis: its one-round-trip
+"""The project's Redis channel layer (games/live/layers.py) on a real Redis: its one-round-trip
 send keeps channels-redis's behaviour (what arrives, capacity, expiry)."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import redis.asyncio as aioredis
 from channels.exceptions import ChannelFull
 from channels_redis.core import RedisChannelLayer as StockLayer
 
+from games.live.layers import RedisChannelLayer
 from tests.scaleout.servers import RedisDatabase
-from toepen_site.layers import RedisChannelLayer
 
 
 def layer(redis_db: RedisDatabase, **config) -> RedisChannelLayer:

@@ -1,6 +1,6 @@
-"""The write on the event loop (games/store.py) and the faults of a held table on PostgreSQL:
-tests/live/loop_write_cases.py and fault_cases.py, run by a pytest of its own with its settings on a
-PostgreSQL database (this suite's own database is SQLite)."""
+"""The write on the event loop (games/services/store.py) and the faults of a held table on
+PostgreSQL: tests/live/loop_write_cases.py and fault_cases.py, run by a pytest of its own with its
+settings on a PostgreSQL database (this suite's own database is SQLite)."""
 
 from __future__ import annotations
 

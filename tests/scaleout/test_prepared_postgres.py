@@ -1,5 +1,5 @@
-"""The prepared queries of games/prepared.py read on PostgreSQL what the ORM reads there (its
-own JSON and time zone conversions, its row locks)."""
+"""The prepared queries of games/services/prepared.py read on PostgreSQL what the ORM reads
+there (its own JSON and time zone conversions, its row locks)."""
 
 from __future__ import annotations
 

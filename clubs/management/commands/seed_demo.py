@@ -9,7 +9,7 @@ from clubs.house_rules import BUILT_IN_NAMES
 from clubs.models import Club, HouseRuleProfile, Membership
 from games.engine.rules import BUILT_IN_PROFILES
 from games.models import Table
-from games.services import create_table
+from games.services.tables import create_table
 
 USERNAME = "demo"
 PASSWORD = "toepen-demo"  # noqa: S105  (a published demo account, made only by this command)

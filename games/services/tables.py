@@ -3,11 +3,11 @@
 A change is decided on the table as one version left it (read from the database, or this
 process's snapshot of it), with no lock held: the engine and the table's own rules
 (games/engine/table.py) check it and apply it to a copy of that version, the table's fields
-move to a new version with its next deadline, and games/store.py writes it in one transaction
+move to a new version with its next deadline, and store.py writes it in one transaction
 that claims the table's row at the version it was decided on. When another change came first,
 nothing is written, and the change is decided once more on the table as it is then (`_change`);
 a second loss refuses it as `busy`. The change is announced in its transaction and, once it
-commits, to this process's hub and clock (games/events.py).
+commits, to this process's hub and clock (games/services/events.py).
 
 The rules below only read the database and change the state in memory: the rows a change adds or
 alters beside the table's (a seat, a rubber, a hand) are written by `state.later`, after the
@@ -37,9 +37,6 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
 from clubs.models import Club, HouseRuleProfile, Membership
-from games import players, signals, store
-from games.access import is_member
-from games.conf import pace, seconds
 from games.engine import Action, BadRecord, IllegalAction, parse_action
 from games.engine import table as table_rules
 from games.engine.rubber import first_dealer_after
@@ -53,9 +50,12 @@ from games.models import (
     Seat,
     Table,
 )
-from games.refusals import engine_message, refusal_message
-from games.snapshots import editable_copy, editable_snapshot, read_state
-from games.state import Holder, TableState, finish_hand
+from games.services import players, signals, store
+from games.services.access import is_member
+from games.services.conf import pace, seconds
+from games.services.refusals import engine_message, refusal_message
+from games.services.snapshots import editable_copy, editable_snapshot, read_state
+from games.services.state import Holder, TableState, finish_hand
 
 log = logging.getLogger(__name__)
 
@@ -544,7 +544,7 @@ async def act_here(
     table_id: int, holder: Holder, seat: int, payload: Mapping[str, Any], action_id: str
 ) -> Outcome:
     """`act`, from the event loop: decided on this process's snapshot of the table where it has
-    one (no query, no replay) and written by the store (games/store.py chooses where). An
+    one (no query, no replay) and written by the store (games/services/store.py chooses where). An
     action refused on the snapshot, or that lost the race, is decided once more in a worker
     thread on the table as the database has it: a snapshot may be a change behind."""
     check_action_id(action_id)
@@ -586,7 +586,7 @@ def play(
     rules) and applied to it; a refusal raises TableError."""
     table = state.table
     if table.slate:
-        # Its players hold real cards: the slate is written through games/slate.py alone.
+        # Its players hold real cards: the slate is written through games/services/slate.py alone.
         raise TableError("slate_table", _("This table keeps a slate: write on the slate."))
     if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < len(state.seats):
         raise TableError("bad_action", _("There is no such seat."))
@@ -669,7 +669,7 @@ def _apply(state: TableState, action: Action, now: datetime) -> None:
     except IllegalAction as error:
         raise TableError(error.code, engine_message(error)) from None
     row.record["actions"].append(action.to_json())
-    state.record_changed = True  # written with the table's fields (games/store.py)
+    state.record_changed = True  # written with the table's fields (games/services/store.py)
     if action.act == "exchange":
         table.laundry_until = max(
             table.laundry_until or now, now + timedelta(seconds=seconds("TOEPEN_CHALLENGE_SECONDS"))

@@ -3,7 +3,7 @@
 A committed change's state is the process's snapshot of its version (`remember`): its phones are
 rendered from it and the next change starts from a copy of it (`editable_snapshot`), with no
 query and no replay. Another process's change moves the snapshot on from its change message
-(`advance`); anything else reads the table (`load_state`, `view_state`) through games/store.py.
+(`advance`); anything else reads the table (`load_state`, `view_state`) through store.py.
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from games import events, store
 from games.engine import Hand, parse_action
 from games.models import PlayedHand, Rubber, Table
-from games.state import MOMENTS, TableState, finish_hand, take_hand
+from games.services import events, store
+from games.services.state import MOMENTS, TableState, finish_hand, take_hand
 
 
 def load_state(table: Table) -> TableState:
@@ -281,7 +281,7 @@ def _dealt(
 
 
 def _remember_committed(sender: Any, *, state: TableState | None = None, **_: Any) -> None:
-    """A committed change's state is this process's snapshot of its version (games/events.py)."""
+    """A committed change's state is this process's snapshot of its version (events.py)."""
     if state is not None:
         remember(state)
 

@@ -1,9 +1,9 @@
-"""The table's websocket: a thin edge between a phone and games.services.
+"""The table's websocket: a thin edge between a phone and games.services.tables.
 
 On connect (and so on every reconnect) the phone gets its full view. A frame from the phone is
 parsed, checked for size and rate, and handed to a service; a refusal goes back to that socket
-only. When a table changes, this process's hub (games/hub.py) renders each connection's own view
-from the engine's `observe` for its own seats and hands it to `deliver`: hidden cards never
+only. When a table changes, this process's hub (games/live/hub.py) renders each connection's
+own view from the engine's `observe` for its own seats and hands it to `deliver`: hidden cards never
 travel through the channel layer.
 """
 
@@ -25,14 +25,16 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
 from accounts.guests import SESSION_KEY as GUEST_SESSION_KEY
-from games import clock, hub, services, store, throttle
-from games.access import Access, table_access
+from games import throttle
+from games.live import clock, hub
 from games.models import Table
-from games.render import Shared, Viewer, choose_active, render_error, render_view
-from games.services import TableError
-from games.snapshots import read_state, view_state
-from games.state import Holder, TableState
-from games.store import one_snapshot
+from games.services import store, tables
+from games.services.access import Access, table_access
+from games.services.snapshots import read_state, view_state
+from games.services.state import Holder, TableState
+from games.services.store import one_snapshot
+from games.services.tables import TableError
+from games.view.context import Shared, Viewer, choose_active, render_error, render_view
 
 log = logging.getLogger(__name__)
 
@@ -62,12 +64,12 @@ class DirectDispatch:
 
 
 class TableConsumer(DirectDispatch, AsyncWebsocketConsumer):
-    # A phone hears of changes from its process's hub (games/hub.py), never on a channel of its
+    # A phone hears of changes from its process's hub (games/live/hub.py), never on a channel of its
     # own: no alias is configured by this name, so Channels gives the consumer no channel and
     # no receive loop on the layer (with Redis, one blocking receive and its clean-up fewer
     # per message, and no channel per phone).
     channel_layer_alias = "phones-use-the-hub"
-    # A slate table's phones (games/slate_socket.py): may they write, do they follow by code.
+    # A slate table's phones (games/live/slate_consumer.py): may they write, do they follow by code.
     can_keep = False
     by_code = False
 
@@ -164,7 +166,7 @@ class TableConsumer(DirectDispatch, AsyncWebsocketConsumer):
         elif kind == "ready":
             seat = self._own_seat(frame)
             hand = self._named_hand(frame)
-            await database_sync_to_async(services.ready)(self.table_id, self.holder, seat, hand)
+            await database_sync_to_async(tables.ready)(self.table_id, self.holder, seat, hand)
             if isinstance(frame.get("id"), str):
                 await self.send(text_data=json.dumps({"ack": frame["id"]}))
         elif kind in ("away", "back"):
@@ -172,17 +174,17 @@ class TableConsumer(DirectDispatch, AsyncWebsocketConsumer):
             seat = self._own_seat(frame)
             if kind == "away":
                 reason = frame.get("reason")
-                await database_sync_to_async(services.go_away)(
+                await database_sync_to_async(tables.go_away)(
                     self.table_id, self.holder, seat, reason if isinstance(reason, str) else ""
                 )
             else:
-                await database_sync_to_async(services.come_back)(self.table_id, self.holder, seat)
+                await database_sync_to_async(tables.come_back)(self.table_id, self.holder, seat)
         elif kind == "action":
             seat = self._own_seat(frame)
             self._named_hand(frame)
             action_id = frame.get("id")
             payload = {k: v for k, v in frame.items() if k not in ("type", "seat", "id")}
-            outcome = await services.act_here(self.table_id, self.holder, seat, payload, action_id)
+            outcome = await tables.act_here(self.table_id, self.holder, seat, payload, action_id)
             # The phone keeps an action until it hears it was taken, and sends it again (same
             # id) after a reconnect: this tells it the action needs no resending.
             await self.send(text_data=json.dumps({"ack": action_id}))
@@ -268,7 +270,7 @@ class TableConsumer(DirectDispatch, AsyncWebsocketConsumer):
 
     def render(self, state: TableState, shared: Shared | None = None) -> str:
         """This phone's view of `state`, from its own seats' observation only (`shared`: what
-        the views of the same version rendered with it share, games.render.Shared)."""
+        the views of the same version rendered with it share, games.view.context.Shared)."""
         # Seats can change between rubbers (a phone takes another seat): ask again each time.
         self.seats = tuple(state.held_by(self.holder))
         viewer = Viewer(

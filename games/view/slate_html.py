@@ -17,7 +17,7 @@ from django.utils.translation import gettext as _
 
 from games.engine import Action
 from games.models import Table
-from games.state import TableState
+from games.services.state import TableState
 
 
 @dataclass

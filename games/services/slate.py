@@ -1,6 +1,6 @@
 """Slate tables: a club plays with real cards and one phone (or several) keeps the slate.
 
-The slate's changes go through here, each one change of games/services.py (decided on the table
+The slate's changes go through here, each one change of tables.py (decided on the table
 as one version left it and written at that version; its deal and end of a hand). A keeper
 writes for every player: an entry names the table seat it is FOR, carries an id (applied once,
 `ActionReceipt`) and the hand it was made on. Every life is the engine's: the hand is a slate
@@ -21,13 +21,14 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
 from clubs.models import Club, HouseRuleProfile
-from games import store
-from games.access import is_member
 from games.engine import BadRecord, IllegalAction, parse_action, parse_record
 from games.engine.rubber import Rubber as EngineRubber
 from games.models import PlayedHand, RubberPlayer, Seat, SlateKeepers, Table
-from games.refusals import REASONS, engine_message
-from games.services import (
+from games.services import store
+from games.services.access import is_member
+from games.services.refusals import REASONS, engine_message
+from games.services.state import TableState, take_hand
+from games.services.tables import (
     Outcome,
     TableError,
     _change,
@@ -38,7 +39,6 @@ from games.services import (
     start_rubber,
     table_rules_of,
 )
-from games.state import TableState, take_hand
 
 # A slate seat's `holder_key`: the seat is taken (a player sits there) but no phone holds it;
 # no browser's key is ever this (theirs are random tokens).

@@ -1,8 +1,8 @@
 """A table's state as the engine sees it, and who is looking at it: plain objects, no queries.
 
 `TableState` is one version of a table: its rows (the table, seats, rubber, hand) and the
-engine's hand replayed from the record. games/snapshots.py reads and keeps them per process;
-games/services.py changes a copy and games/store.py writes it."""
+engine's hand replayed from the record. snapshots.py reads and keeps them per process;
+tables.py changes a copy and store.py writes it."""
 
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ from datetime import datetime, timedelta
 from functools import cached_property
 from typing import Any, NamedTuple
 
-from games.conf import seconds
 from games.engine import Hand, HouseRules, Observation, observe, parse_record
 from games.engine import table as table_rules
 from games.engine.rubber import Rubber as EngineRubber
 from games.models import PlayedHand, Rubber, Seat, Table
+from games.services.conf import seconds
 
 
 class SeatKeys(NamedTuple):
@@ -60,7 +60,7 @@ class TableState:
     # the hand's actions were there then; None once it does more than add actions to the hand
     # (a deal, the end of a hand), or for a state read from the database.
     base: tuple[int, int] | None = None
-    # The hand's record has new actions that are not written yet (games/store.py writes them
+    # The hand's record has new actions that are not written yet (store.py writes them
     # with the table's row).
     record_changed: bool = False
     # The change's other rows (seats, a new rubber or hand, the end of a hand), written in the
@@ -196,7 +196,7 @@ def finish_hand(state: TableState, now: datetime) -> Any:
     return outcome
 
 
-# The table's fields a change writes (games/store.py), as a change message carries them.
+# The table's fields a change writes (games/services/store.py), as a change message carries them.
 CHANGED_FIELDS = (
     "version",
     "changed_at",

@@ -4,7 +4,7 @@ A change to a table is published once per process, not once per phone. The proce
 the change renders the new version for its own phones in the worker thread that committed it,
 from the state it has just written (no query, no replay), and hands the frames to the event loop
 in one go. Behind PostgreSQL, the other processes hear of it from the database itself: the
-change's transaction sent a notice (games/notices.py), which PostgreSQL delivers to every
+change's transaction sent a notice (games/live/notices.py), which PostgreSQL delivers to every
 process's listening connection as the change commits, whatever becomes of the process that made
 it. Each hub keeps the notices of the tables it has phones at and renders the version once for
 its own phones. Behind SQLite there is one process.
@@ -12,7 +12,7 @@ its own phones. Behind SQLite there is one process.
 Each phone still gets its own view, rendered from the engine's `observe` for its own seats:
 only the version number travels between processes, never a card. Phones that see the table
 alike (watching members, in one language) share one render, and the phones rendered together
-share the public part of their views (games.render.Shared).
+share the public part of their views (games.view.context.Shared).
 
 The hub also beats the heart of every phone connected here: one `UPDATE` every
 `TOEPEN_HEARTBEAT_SECONDS` for all of them, instead of one per phone.
@@ -29,13 +29,14 @@ from typing import Any, Protocol
 
 from channels.db import database_sync_to_async
 
-from games import events, notices, store
-from games.access import watchers_allowed
-from games.conf import seconds
+from games.live import notices
 from games.models import PlayedHand
-from games.render import Shared
-from games.snapshots import advance, refresh_presence, view_state
-from games.state import Holder, TableState
+from games.services import events, store
+from games.services.access import watchers_allowed
+from games.services.conf import seconds
+from games.services.snapshots import advance, refresh_presence, view_state
+from games.services.state import Holder, TableState
+from games.view.context import Shared
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +44,7 @@ PING_SECONDS = 5.0  # a quiet listening connection that does not answer this soo
 
 
 class Phone(Protocol):
-    """What the hub needs of a connection (games.consumers.TableConsumer)."""
+    """What the hub needs of a connection (games.live.consumers.TableConsumer)."""
 
     table_id: int
     holder: Holder
@@ -122,7 +123,7 @@ class Hub:
 
     async def _hear(self, listening: Any) -> None:
         """The changes the other processes commit, as PostgreSQL announces them on `listening`
-        (games/notices.py; None: not connected yet).
+        (games/live/notices.py; None: not connected yet).
 
         Only notes the newest version heard of each table and wakes `_render_heard`, so the
         notices are read at once however busy the process is. A lost connection (a database
@@ -224,7 +225,7 @@ class Hub:
         nothing at all knows its server or the way to it is in trouble."""
         with self.lock:
             phones = [phone for phones in self.phones.values() for phone in phones]
-        # A slate's followers watch by its code, not as members (games/slate_socket.py).
+        # A slate's followers watch by its code, not as members (games/live/slate_consumer.py).
         watching = [phone for phone in phones if not phone.seats and not phone.by_code]
         asked = {(p.table_id, p.user_id) for p in watching if p.user_id is not None}
         allowed = await database_sync_to_async(watchers_allowed)(asked) if asked else set()
@@ -393,9 +394,9 @@ def get() -> Hub:
 def _render_committed(
     sender: Any, *, table_id: int, version: int, state: TableState | None = None, **_: Any
 ) -> None:
-    """A change committed in this process (games/events.py): its phones here are rendered from
-    the state it left, in the thread that committed it, or on the loop for a change committed
-    there (games/store.py's `write_here`); the loop only sends the frames."""
+    """A change committed in this process (games/services/events.py): its phones here are rendered
+    from the state it left, in the thread that committed it, or on the loop for a change committed
+    there (games/services/store.py's `write_here`); the loop only sends the frames."""
     hub = _hub
     if hub is None or hub.loop.is_closed() or not hub.loop.is_running():
         return

@@ -4,8 +4,8 @@ from typing import Any
 
 from django.urls import path, re_path
 
-from games.consumers import CLOSE_NOT_FOUND, TableConsumer
-from games.slate_socket import SlateConsumer
+from games.live.consumers import CLOSE_NOT_FOUND, TableConsumer
+from games.live.slate_consumer import SlateConsumer
 
 
 async def unknown_path(scope: dict[str, Any], receive: Any, send: Any) -> None:

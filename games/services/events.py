@@ -1,11 +1,11 @@
 """The one way a change to a table leaves the code that made it: `table_changed`, on commit.
 
-The code that changes a table (games/services.py, written by games/store.py) knows nothing of
-who listens. In a server process the hub renders its phones' views from the state the change left
-(games/hub.py) and the clock wakes for a nearer deadline (games/clock.py), each subscribed here;
-other processes hear of the change from PostgreSQL, in the change's own transaction
-(games/notices.py). As Zulip's `send_event_on_commit`: nothing is told of a change that did
-not commit, and a listener that fails is logged and costs the change nothing.
+The code that changes a table (tables.py, written by store.py) knows nothing of who listens. In a
+server process the hub renders its phones' views from the state the change left (games/live/hub.py)
+and the clock wakes for a nearer deadline (games/live/clock.py), each subscribed here; other
+processes hear of the change from PostgreSQL, in the change's own transaction
+(games/live/notices.py). As Zulip's `send_event_on_commit`: nothing is told of a change that did not
+commit, and a listener that fails is logged and costs the change nothing.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from django.db import transaction
 from django.dispatch import Signal
 
 # Sent with table_id, version, deadline (the table's next one, or None) and state (the table as
-# the change left it, a games.state.TableState, or None). This module imports nothing of the
-# game: everything else may import it.
+# the change left it, a games.services.state.TableState, or None). This module imports
+# nothing of the game: everything else may import it.
 table_changed = Signal()
 
 

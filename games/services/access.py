@@ -14,7 +14,7 @@ from typing import Any
 
 from clubs.models import Club, Membership
 from games.models import Table
-from games.state import Holder, TableState
+from games.services.state import Holder, TableState
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,7 @@ def table_access(state: TableState, holder: Holder, user: Any) -> Access:
     return Access(
         seats=seats,
         may_watch=may_watch(table, member),
-        # Any player at the table starts the next rubber (games.services.start_rubber).
+        # Any player at the table starts the next rubber (games.services.tables.start_rubber).
         can_start=bool(seats) or creator,
         can_close=creator or (member is not None and is_admin(member, table.club)),
     )

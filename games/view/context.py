@@ -16,13 +16,13 @@ from typing import Any
 
 from django.utils import timezone, translation
 
-from games.conf import pace
 from games.engine import TOKENS, Action, HouseRules, Observation
 from games.engine import table as table_rules
-from games.markup import _, error_html, live_html, speak
 from games.models import Seat, Table
-from games.refusals import refusal_message
-from games.state import TableState
+from games.services.conf import pace
+from games.services.refusals import refusal_message
+from games.services.state import TableState
+from games.view.html import _, error_html, live_html, speak
 
 SUIT_SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
 SUIT_NAMES = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}

@@ -1,6 +1,6 @@
 """A slate table's websocket: every phone with the code follows the slate; a keeper writes.
 
-The table's own consumer (games/consumers.py) with the slate's frames and view: the same hub
+The table's own consumer (games/live/consumers.py) with the slate's frames and view: the same hub
 renders it on every change, the same limits and errors apply. Frames:
 
 - `{"act": "knock", "seat": 2, "hand": "1/3", "id": "…"}`: an entry for that table seat (also
@@ -20,8 +20,9 @@ from channels.db import database_sync_to_async
 from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 
-from games import clock, hub, slate, throttle
-from games.consumers import (
+from games import throttle
+from games.live import clock, hub
+from games.live.consumers import (
     CLOSE_FLOOD,
     CLOSE_NOT_FOUND,
     TableConsumer,
@@ -29,11 +30,12 @@ from games.consumers import (
     _language_from_scope,
 )
 from games.models import Table
-from games.render import Shared
-from games.services import TableError
-from games.slate_markup import render_slate
-from games.snapshots import view_state
-from games.state import TableState
+from games.services import slate
+from games.services.snapshots import view_state
+from games.services.state import TableState
+from games.services.tables import TableError
+from games.view.context import Shared
+from games.view.slate_html import render_slate
 
 
 class SlateConsumer(TableConsumer):

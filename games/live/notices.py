@@ -1,11 +1,11 @@
 """A table's change, announced by PostgreSQL in the change's own transaction.
 
 Every change to a table sends one notice (`pg_notify`) inside the transaction that makes it
-(games/store.py). PostgreSQL delivers it to every server
+(games/services/store.py). PostgreSQL delivers it to every server
 process listening when, and only if, that transaction commits: so a committed change reaches
 the other processes whatever becomes of the process that made it a moment later (killed,
 stuck), and Redis plays no part. Each server process's hub listens on one connection of its
-own (`games/hub.py`) and hears every table's notices; it keeps those of the tables it has
+own (`games/live/hub.py`) and hears every table's notices; it keeps those of the tables it has
 phones at, and drops its own.
 
 A notice carries what the processes need to move their snapshot of the table on without
@@ -27,10 +27,10 @@ from typing import TYPE_CHECKING, Any
 
 from django.db import connections
 
-from games.state import change_of
+from games.services.state import change_of
 
 if TYPE_CHECKING:
-    from games.state import TableState
+    from games.services.state import TableState
 
 log = logging.getLogger(__name__)
 

@@ -6,7 +6,7 @@ what the same markup costs as a Django template. It is the only source of the vi
 page includes it as it is, and so does every websocket push.
 
 Everything a player typed (names) and every translated text is escaped here; the cards come
-only from `games.render.build_context`, which takes them from the engine's `observe` for the
+only from `games.view.context.build_context`, which takes them from the engine's `observe` for the
 viewer's own seat.
 """
 
@@ -65,7 +65,7 @@ def _opt(value: object) -> str:
 
 
 def card_html(card: Any) -> str:
-    """One playing card (a `games.render.CardView`)."""
+    """One playing card (a `games.view.context.CardView`)."""
     suits = {
         "C": pgettext("suit", "clubs"),
         "D": pgettext("suit", "diamonds"),

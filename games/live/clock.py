@@ -4,7 +4,7 @@ Each server process runs one clock task. It sleeps until the nearest deadline in
 (at most a second, so deadlines set by other processes are seen), and fires each due table in a
 worker thread, several tables at once, so bot thinking and database work never block the event
 loop and one table's computer player never holds up another table. Firing twice is
-harmless: `services.fire_deadline` writes only at the version it read; a table whose row
+harmless: `tables.fire_deadline` writes only at the version it read; a table whose row
 another transaction holds is passed over, never waited for, and tried again on the next round.
 Deadlines live in the database, so after a restart the new process fires whatever fell due
 meanwhile.
@@ -22,7 +22,7 @@ from typing import Any
 from channels.db import database_sync_to_async
 from django.utils import timezone
 
-from games import events, services, store
+from games.services import events, store, tables
 
 log = logging.getLogger(__name__)
 
@@ -71,7 +71,7 @@ def server_loop() -> asyncio.AbstractEventLoop | None:
 
 
 def _changed(sender: Any, *, deadline: datetime | None = None, **_: Any) -> None:
-    """A change committed here (games/events.py) set its table's next deadline."""
+    """A change committed here (games/services/events.py) set its table's next deadline."""
     if deadline is not None:
         poke(deadline)
 
@@ -100,7 +100,7 @@ async def stop() -> None:
 
 
 # Tables fired at once: a computer player's thinking, and the steady pace it keeps so its
-# pauses say nothing of its cards (games.players), hold up no other table.
+# pauses say nothing of its cards (games.services.players), hold up no other table.
 WORKERS = 4
 
 
@@ -109,8 +109,8 @@ def _fire_one(table_id: int) -> bool:
     (a stuck process): it is passed over, holds up no other table, and is tried again after a
     round's pause."""
     try:
-        services.fire_deadline(table_id)
-    except services.Busy:
+        tables.fire_deadline(table_id)
+    except tables.Busy:
         return True
     except Exception:
         log.exception("table %s: firing its deadline failed", table_id)

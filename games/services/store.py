@@ -1,6 +1,6 @@
 """Every statement the live tables send to the database, and the one write of a change.
 
-A change to a table is decided from a `TableState` read without a lock (games/services.py), and
+A change to a table is decided from a `TableState` read without a lock (tables.py), and
 written here in one transaction that first claims the table's row at the version the change was
 checked against:
 
@@ -9,7 +9,7 @@ checked against:
 then inserts the action's receipt (an id is applied once: a unique constraint), writes the
 change's other rows (`TableState.later`: seats, a new rubber or hand, the end of a hand with its
 rubber and tallies, the nights hook), the hand's record, and the notice that tells the other
-processes (games/notices.py). When the claim finds the table at another version, nothing is
+processes (games/live/notices.py). When the claim finds the table at another version, nothing is
 written and `Lost` is raised: the caller reads the table again and retries once.
 
 Where the write runs is an executor choice made here and nowhere else:
@@ -21,7 +21,7 @@ Where the write runs is an executor choice made here and nowhere else:
   hand and writes nothing else (most of them) never waits for a worker thread. A change with more
   rows, or behind SQLite, goes to `write` in a worker thread. The statements are the same.
 
-The reads of the live path are here too: a table's rows, prepared once (games/prepared.py).
+The reads of the live path are here too: a table's rows, prepared once (games/services/prepared.py).
 """
 
 from __future__ import annotations
@@ -39,13 +39,14 @@ from django.db import IntegrityError, OperationalError, connection, connections,
 from django.db.models import Min
 from django.utils import timezone
 
-from games import events, notices
+from games.live import notices
 from games.models import ActionReceipt, PlayedHand, Rubber, Seat, Table
-from games.prepared import Prepared, RowInsert, RowUpdate
-from games.state import CHANGED_FIELDS, Holder, SeatKeys
+from games.services import events
+from games.services.prepared import Prepared, RowInsert, RowUpdate
+from games.services.state import CHANGED_FIELDS, Holder, SeatKeys
 
 if TYPE_CHECKING:
-    from games.state import TableState
+    from games.services.state import TableState
 
 log = logging.getLogger(__name__)
 
@@ -203,7 +204,7 @@ def write(
                     cursor.execute(*statement)
             state.record_changed = False
             table = state.table
-            # The views and the clock hear of it once it commits (games/events.py).
+            # The views and the clock hear of it once it commits (games/services/events.py).
             events.send_on_commit(table.pk, table.version, table.deadline_at, state)
     except IntegrityError:
         version = receipt(table_id, action_id) if action_id is not None else None
@@ -350,7 +351,7 @@ async def write_here(state: TableState, base: int, now: datetime, action_id: str
     return True
 
 
-# -- the notices between processes (games/notices.py) ----------------------------------------------
+# -- the notices between processes (games/live/notices.py) --------------------------------------
 
 NOTIFY = "SELECT pg_notify(%s, %s)"
 
