@@ -6,9 +6,29 @@ a missing service skips them, in CI (CI=true) it fails them, so CI can never pas
 
 import os
 import socket
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from django.utils import translation
+
+from tests.personas import (  # noqa: F401  (the one cast, a fixture each)
+    anna,
+    anna_client,
+    anonymous_client,
+    bram,
+    bram_client,
+    cas,
+    club,
+    dirk,
+    eva,
+    eva_client,
+    femke,
+    femke_client,
+    guest_client,
+    guus,
+    klaver,
+)
 
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 
@@ -44,3 +64,11 @@ def fresh_throttles() -> None:
 
     if settings.CACHES["default"]["BACKEND"].endswith("LocMemCache"):
         cache.clear()
+
+
+@pytest.fixture(autouse=True)
+def english_outside_requests() -> Iterator[None]:
+    """A request leaves its language active in the thread; code called directly starts in
+    English."""
+    with translation.override("en"):
+        yield

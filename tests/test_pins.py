@@ -4,7 +4,7 @@ games/services/prepared.py compiles querysets once with Django's SQL compiler an
 games/live/layers.py sends with channels-redis's own key layout in one script. Both reach
 below the public API, so their minor versions are pinned in pyproject.toml, and an upgrade
 fails here first, with what to check, before it can fail at a club night. (The behaviour itself
-is pinned by tests/live/test_prepared.py and tests/scaleout/test_layer_redis.py.)
+is pinned by tests/services/test_prepared.py and tests/scaleout/test_layer_redis.py.)
 """
 
 from __future__ import annotations

@@ -9,12 +9,12 @@ from django.urls import reverse
 
 from accounts.guests import SESSION_KEY, get_guest, get_or_create_guest
 from accounts.models import Guest, User
-from tests.clubs.personas import PASSWORD
+from tests.personas import PASSWORD
 
 pytestmark = pytest.mark.django_db
 
 
-def sign_up(client, username="eva", email="eva@example.com", password="zeven-harten-10"):
+def sign_up(client, username="hanna", email="hanna@example.com", password="zeven-harten-10"):
     return client.post(
         reverse("account_signup"),
         {"username": username, "email": email, "password1": password, "password2": password},
@@ -24,8 +24,8 @@ def sign_up(client, username="eva", email="eva@example.com", password="zeven-har
 def test_signing_up_creates_an_account_and_signs_in(anonymous_client):
     response = sign_up(anonymous_client)
     assert response.status_code == 302
-    user = User.objects.get(username="eva")
-    assert user.email == "eva@example.com"
+    user = User.objects.get(username="hanna")
+    assert user.email == "hanna@example.com"
     assert anonymous_client.get(reverse("clubs:list")).status_code == 200
 
 
@@ -33,14 +33,14 @@ def test_a_signup_with_mismatched_passwords_creates_nothing(anonymous_client):
     response = anonymous_client.post(
         reverse("account_signup"),
         {
-            "username": "eva",
-            "email": "eva@example.com",
+            "username": "hanna",
+            "email": "hanna@example.com",
             "password1": "zeven-harten-10",
             "password2": "acht-harten-10",
         },
     )
     assert response.status_code == 200
-    assert not User.objects.filter(username="eva").exists()
+    assert not User.objects.filter(username="hanna").exists()
 
 
 @pytest.mark.parametrize("login", ["anna", "anna@example.com"])

@@ -1,5 +1,5 @@
 """A display name must show something and may not turn the text around it (one check for
-guests and accounts; the table's join form is in tests/live/test_table_pages.py)."""
+guests and accounts; the table's join form is in tests/view/test_table_pages.py)."""
 
 import pytest
 from django.core.exceptions import ValidationError

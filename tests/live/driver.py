@@ -12,7 +12,7 @@ from channels.db import database_sync_to_async
 from games.engine import Action, parse_record
 from games.models import PlayedHand, Table
 from games.services.snapshots import load_state
-from tests.live.conftest import Phone, cards_in, live_attrs
+from tests.tables import Phone, cards_in, live_attrs
 from tests.visibility import visible_to
 
 LAUNDRY = ("exchange", "challenge")

@@ -14,8 +14,8 @@ from games.live import hub
 from games.live.consumers import CLOSE_NOT_ALLOWED
 from games.models import Table
 from games.services import tables
-from tests.live.conftest import Club4, Phone, aseat_people, connect, guest, member
-from tests.live.test_leaks import holder_of
+from tests.personas import Cast, guest, member
+from tests.tables import Phone, aseat_people, connect
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
@@ -32,7 +32,7 @@ async def closed_with(phone: Phone, timeout: float = 3) -> Any:
 
 
 @database_sync_to_async
-def waiting_table(klaver: Club4, allow_spectators: bool) -> Table:
+def waiting_table(klaver: Cast, allow_spectators: bool) -> Table:
     return tables.create_table(
         club=klaver.club,
         user=klaver.anna.user,
@@ -43,13 +43,13 @@ def waiting_table(klaver: Club4, allow_spectators: bool) -> Table:
 
 
 async def test_a_guest_who_leaves_her_seat_at_a_table_without_watchers_hears_no_more(
-    klaver: Club4,
+    klaver: Cast,
 ) -> None:
     table = await waiting_table(klaver, allow_spectators=False)
     fenna = await database_sync_to_async(guest)("Fenna")
     await aseat_people(table.pk, [(1, fenna)])
     phone = await connect(fenna, table.code)
-    await database_sync_to_async(tables.leave_seat)(table.pk, 1, holder_of(fenna))
+    await database_sync_to_async(tables.leave_seat)(table.pk, 1, fenna.holder)
     assert await closed_with(phone) == CLOSE_NOT_ALLOWED
     # Another change at the table: nothing of it reaches her.
     bram = klaver.bram
@@ -58,25 +58,25 @@ async def test_a_guest_who_leaves_her_seat_at_a_table_without_watchers_hears_no_
 
 
 async def test_a_member_who_leaves_her_seat_at_a_table_members_may_watch_keeps_watching(
-    klaver: Club4,
+    klaver: Cast,
 ) -> None:
     table = await waiting_table(klaver, allow_spectators=True)
     await aseat_people(table.pk, [(1, klaver.bram)])
     phone = await connect(klaver.bram, table.code)
-    await database_sync_to_async(tables.leave_seat)(table.pk, 1, holder_of(klaver.bram))
+    await database_sync_to_async(tables.leave_seat)(table.pk, 1, klaver.bram.holder)
     view = await phone.receive()
     assert 'id="table-live"' in view and 'data-seats=""' in view
 
 
 async def test_a_watching_member_removed_from_the_club_is_shut_out_at_the_next_heartbeat(
-    klaver: Club4, settings: Any
+    klaver: Cast, settings: Any
 ) -> None:
     settings.TOEPEN_HEARTBEAT_SECONDS = 0.2
     table = await waiting_table(klaver, allow_spectators=True)
-    femke = await database_sync_to_async(member)(klaver.club, "femke")
-    watcher = await connect(femke, table.code)
+    hanna = await database_sync_to_async(member)(klaver.club, "hanna")
+    watcher = await connect(hanna, table.code)
     still = await connect(klaver.cas, table.code)
-    membership = await database_sync_to_async(Membership.objects.get)(user=femke.user)
+    membership = await database_sync_to_async(Membership.objects.get)(user=hanna.user)
     await database_sync_to_async(remove_member)(membership)
     assert await closed_with(watcher) == CLOSE_NOT_ALLOWED
     # Cas is still a member: he stays, and hears the heartbeat.

@@ -20,7 +20,8 @@ from django.test import Client
 
 from games.models import Table
 from games.services import tables
-from tests.live.conftest import ORIGIN, Club4, connect
+from tests.personas import Cast
+from tests.tables import ORIGIN, connect
 from toepen_site.asgi import application
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
@@ -67,7 +68,7 @@ def close_connections() -> None:
     connection.close()  # the database thread's own connection
 
 
-def table_with_anna(klaver: Club4) -> Table:
+def table_with_anna(klaver: Cast) -> Table:
     return tables.create_table(
         club=klaver.club, user=klaver.anna.user, holder_key=klaver.anna.holder_key
     )
@@ -79,7 +80,7 @@ def table_with_anna(klaver: Club4) -> Table:
 @pytest.mark.asyncio
 @pytest.mark.parametrize("path", ["/ws/nowhere/", "/ws/tables/", "/ws/tables/ABC/extra/", "/"])
 async def test_a_websocket_to_an_unknown_path_is_closed_as_not_found(
-    klaver: Club4, caplog: pytest.LogCaptureFixture, path: str
+    klaver: Cast, caplog: pytest.LogCaptureFixture, path: str
 ) -> None:
     communicator = WebsocketCommunicator(
         application, path, headers=[(b"cookie", klaver.anna.cookie()), ORIGIN, HOST]
@@ -94,7 +95,7 @@ async def test_a_websocket_to_an_unknown_path_is_closed_as_not_found(
 
 @pytest.mark.asyncio
 async def test_a_phone_connecting_while_the_database_is_down_is_told_to_try_again(
-    klaver: Club4, caplog: pytest.LogCaptureFixture
+    klaver: Cast, caplog: pytest.LogCaptureFixture
 ) -> None:
     table = await database_sync_to_async(table_with_anna)(klaver)
     phone = await connect(klaver.anna, table.code)
@@ -134,7 +135,7 @@ async def test_a_phone_connecting_while_the_database_is_down_is_told_to_try_agai
     ],
 )
 def test_a_page_while_the_database_is_down_is_a_503_that_says_to_try_again(
-    klaver: Club4, caplog: pytest.LogCaptureFixture, language: str, words: str
+    klaver: Cast, caplog: pytest.LogCaptureFixture, language: str, words: str
 ) -> None:
     table = table_with_anna(klaver)
     stranger = Client(raise_request_exception=False, headers={"accept-language": language})
@@ -151,7 +152,7 @@ def test_a_page_while_the_database_is_down_is_a_503_that_says_to_try_again(
 
 
 def test_a_signed_in_page_while_the_database_is_down_is_a_503_too(
-    klaver: Club4, caplog: pytest.LogCaptureFixture
+    klaver: Cast, caplog: pytest.LogCaptureFixture
 ) -> None:
     anna = Client(raise_request_exception=False)
     anna.force_login(klaver.anna.user)

@@ -13,14 +13,14 @@ from django.utils import timezone
 from games.live import clock
 from games.models import Table
 from games.services import tables
-from tests.live.conftest import Club4
-from tests.live.test_table_services import four_people_table
+from tests.personas import Cast
+from tests.tables import four_people_table
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
 
 async def test_a_table_whose_step_is_slow_holds_up_no_other_table(
-    klaver: Club4, monkeypatch: pytest.MonkeyPatch
+    klaver: Cast, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     slow = await database_sync_to_async(four_people_table)(klaver)
     quick = await database_sync_to_async(four_people_table)(klaver)

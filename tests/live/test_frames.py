@@ -14,16 +14,8 @@ from channels.testing import WebsocketCommunicator
 
 from games.models import Table
 from games.services import store, tables
-from tests.live.conftest import (
-    ORIGIN,
-    Club4,
-    Phone,
-    aseat_people,
-    connect,
-    guest,
-    live_attrs,
-    member,
-)
+from tests.personas import Cast, guest, member
+from tests.tables import ORIGIN, Phone, aseat_people, connect, live_attrs
 from toepen_site.asgi import application
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
@@ -32,7 +24,7 @@ HAND = "1/1"  # the first hand of the first rubber, as a phone's buttons name it
 
 
 @database_sync_to_async
-def started_table(klaver: Club4, allow_spectators: bool = True) -> Table:
+def started_table(klaver: Cast, allow_spectators: bool = True) -> Table:
     # Four people and no computer player: nothing moves unless a test makes it.
     table = tables.create_table(
         club=klaver.club,
@@ -40,7 +32,7 @@ def started_table(klaver: Club4, allow_spectators: bool = True) -> Table:
         allow_spectators=allow_spectators,
         holder_key=klaver.anna.holder_key,
     )
-    from tests.live.conftest import seat_people
+    from tests.tables import seat_people
 
     seat_people(table.pk, [(1, klaver.bram), (2, klaver.cas), (3, klaver.dirk)])
     tables.start_rubber(table.pk, klaver.anna.user)
@@ -64,7 +56,7 @@ async def refused(phone: Phone, frame: object, text: str) -> None:
 
 
 async def test_bad_frames_get_an_error_on_that_socket_only_and_change_nothing(
-    klaver: Club4,
+    klaver: Cast,
 ) -> None:
     table = await started_table(klaver)
     anna = await connect(klaver.anna, table.code)
@@ -98,7 +90,7 @@ async def test_bad_frames_get_an_error_on_that_socket_only_and_change_nothing(
     await bram.close()
 
 
-async def test_an_illegal_move_is_refused_with_the_engines_reason(klaver: Club4) -> None:
+async def test_an_illegal_move_is_refused_with_the_engines_reason(klaver: Cast) -> None:
     table = await started_table(klaver)
     anna = await connect(klaver.anna, table.code)
 
@@ -122,7 +114,7 @@ async def test_an_illegal_move_is_refused_with_the_engines_reason(klaver: Club4)
 
 
 async def test_too_many_frames_a_second_are_refused_and_a_flood_closes_the_socket(
-    klaver: Club4,
+    klaver: Cast,
 ) -> None:
     table = await started_table(klaver)
     anna = await connect(klaver.anna, table.code)
@@ -143,7 +135,7 @@ async def test_too_many_frames_a_second_are_refused_and_a_flood_closes_the_socke
     assert closed
 
 
-async def test_a_repeated_action_id_is_applied_once(klaver: Club4) -> None:
+async def test_a_repeated_action_id_is_applied_once(klaver: Cast) -> None:
     table = await started_table(klaver)
     bram = await connect(klaver.bram, table.code)
 
@@ -175,7 +167,7 @@ async def test_a_repeated_action_id_is_applied_once(klaver: Club4) -> None:
     await bram.close()
 
 
-async def test_a_foreign_origin_is_refused(klaver: Club4) -> None:
+async def test_a_foreign_origin_is_refused(klaver: Cast) -> None:
     table = await started_table(klaver)
     communicator = WebsocketCommunicator(
         application,
@@ -186,7 +178,7 @@ async def test_a_foreign_origin_is_refused(klaver: Club4) -> None:
     assert not connected
 
 
-async def test_one_session_cannot_open_unlimited_sockets(klaver: Club4, settings) -> None:
+async def test_one_session_cannot_open_unlimited_sockets(klaver: Cast, settings) -> None:
     settings.TOEPEN_SOCKETS_PER_SESSION = 2
     table = await started_table(klaver)
     first = await connect(klaver.anna, table.code)
@@ -209,7 +201,7 @@ async def test_one_session_cannot_open_unlimited_sockets(klaver: Club4, settings
 
 
 async def opens(
-    klaver: Club4, code: str, host: str, origin: str, *more: tuple[bytes, bytes]
+    klaver: Cast, code: str, host: str, origin: str, *more: tuple[bytes, bytes]
 ) -> bool:
     communicator = WebsocketCommunicator(
         application,
@@ -239,7 +231,7 @@ async def opens(
     ],
 )
 async def test_a_socket_from_another_origin_is_refused(
-    klaver: Club4, host: str, origin: str
+    klaver: Cast, host: str, origin: str
 ) -> None:
     table = await started_table(klaver)
     assert await opens(klaver, table.code, host, "http://" + host)  # the page's own origin
@@ -247,7 +239,7 @@ async def test_a_socket_from_another_origin_is_refused(
 
 
 async def test_behind_a_proxy_the_forwarded_scheme_counts_and_only_then(
-    klaver: Club4, settings
+    klaver: Cast, settings
 ) -> None:
     table = await started_table(klaver)
     forwarded = (b"x-forwarded-proto", b"https")
@@ -257,7 +249,7 @@ async def test_behind_a_proxy_the_forwarded_scheme_counts_and_only_then(
     assert not await opens(klaver, table.code, "localhost", "http://localhost", forwarded)
 
 
-async def test_a_trusted_origin_may_open_a_socket(klaver: Club4, settings) -> None:
+async def test_a_trusted_origin_may_open_a_socket(klaver: Cast, settings) -> None:
     table = await started_table(klaver)
     settings.CSRF_TRUSTED_ORIGINS = ["https://toepen.example.nl", "https://*.klaver.example"]
     assert await opens(klaver, table.code, "localhost:8000", "https://toepen.example.nl")
@@ -266,7 +258,7 @@ async def test_a_trusted_origin_may_open_a_socket(klaver: Club4, settings) -> No
     assert not await opens(klaver, table.code, "localhost:8000", "https://toepen.example.nl:8443")
 
 
-async def test_only_seated_players_and_watching_members_may_connect(klaver: Club4) -> None:
+async def test_only_seated_players_and_watching_members_may_connect(klaver: Cast) -> None:
     table = await started_table(klaver)
     # Eva is not a member and has no seat.
     eva = WebsocketCommunicator(
@@ -282,22 +274,22 @@ async def test_only_seated_players_and_watching_members_may_connect(klaver: Club
     )
     assert not (await nowhere.connect(timeout=5))[0]
     # Femke is a member without a seat: she may watch this table.
-    femke = await database_sync_to_async(member)(klaver.club, "femke")
-    watcher = await connect(femke, table.code)
+    hanna = await database_sync_to_async(member)(klaver.club, "hanna")
+    watcher = await connect(hanna, table.code)
     assert 'data-active=""' in watcher.frames[0]
     await watcher.close()
 
 
-async def test_members_may_not_watch_a_table_that_does_not_allow_it(klaver: Club4) -> None:
+async def test_members_may_not_watch_a_table_that_does_not_allow_it(klaver: Cast) -> None:
     table = await started_table(klaver, allow_spectators=False)
-    femke = await database_sync_to_async(member)(klaver.club, "femke")
+    hanna = await database_sync_to_async(member)(klaver.club, "hanna")
     watcher = WebsocketCommunicator(
-        application, f"/ws/tables/{table.code}/", headers=[(b"cookie", femke.cookie()), ORIGIN]
+        application, f"/ws/tables/{table.code}/", headers=[(b"cookie", hanna.cookie()), ORIGIN]
     )
     assert not (await watcher.connect(timeout=5))[0]
 
 
-async def test_a_guest_with_a_seat_plays_from_her_session(klaver: Club4) -> None:
+async def test_a_guest_with_a_seat_plays_from_her_session(klaver: Cast) -> None:
     table = await database_sync_to_async(tables.create_table)(
         club=klaver.club,
         user=klaver.anna.user,
@@ -312,7 +304,7 @@ async def test_a_guest_with_a_seat_plays_from_her_session(klaver: Club4) -> None
     await phone.close()
 
 
-async def test_a_reconnecting_phone_gets_the_full_current_view(klaver: Club4) -> None:
+async def test_a_reconnecting_phone_gets_the_full_current_view(klaver: Cast) -> None:
     table = await started_table(klaver)
     anna = await connect(klaver.anna, table.code)
     await anna.close()
@@ -325,7 +317,7 @@ async def test_a_reconnecting_phone_gets_the_full_current_view(klaver: Club4) ->
     await again.close()
 
 
-async def test_a_dutch_player_is_refused_in_dutch(klaver: Club4) -> None:
+async def test_a_dutch_player_is_refused_in_dutch(klaver: Cast) -> None:
     table = await started_table(klaver)
 
     @database_sync_to_async
@@ -341,7 +333,7 @@ async def test_a_dutch_player_is_refused_in_dutch(klaver: Club4) -> None:
     await anna.close()
 
 
-async def test_a_phone_takes_no_channel_of_its_own_on_the_layer(klaver: Club4) -> None:
+async def test_a_phone_takes_no_channel_of_its_own_on_the_layer(klaver: Cast) -> None:
     # Changes reach phones through their process's hub: a channel per phone would only cost
     # every message a blocking receive more behind Redis.
     table = await started_table(klaver)
@@ -357,7 +349,7 @@ async def test_a_phone_takes_no_channel_of_its_own_on_the_layer(klaver: Club4) -
 
 
 async def test_a_frame_that_needs_no_database_is_answered_while_the_database_thread_is_busy(
-    klaver: Club4,
+    klaver: Cast,
 ) -> None:
     """A phone's frame is not queued behind the database thread (Channels' dispatch would make
     a trip there before every message): a refusal, or an action on the quick path, comes back
@@ -403,7 +395,7 @@ def actions_of(table: Table) -> list[dict]:
     return PlayedHand.objects.filter(rubber__table=table).latest("number").record["actions"]
 
 
-async def test_a_phone_cannot_claim_its_action_was_automatic(klaver: Club4) -> None:
+async def test_a_phone_cannot_claim_its_action_was_automatic(klaver: Cast) -> None:
     table = await started_table(klaver)
     bram = await connect(klaver.bram, table.code)
     frame = await knock_frame_for(table, 1, "auto1")
@@ -415,7 +407,7 @@ async def test_a_phone_cannot_claim_its_action_was_automatic(klaver: Club4) -> N
     await bram.close()
 
 
-async def test_show_takes_only_a_whole_seat_number_of_ones_own(klaver: Club4) -> None:
+async def test_show_takes_only_a_whole_seat_number_of_ones_own(klaver: Cast) -> None:
     table = await started_table(klaver)
     anna = await connect(klaver.anna, table.code)
     for seat in (0.0, True, "0", [0], None, 1):
@@ -423,7 +415,7 @@ async def test_show_takes_only_a_whole_seat_number_of_ones_own(klaver: Club4) ->
     await anna.close()
 
 
-async def test_an_action_made_on_an_earlier_hand_is_refused_with_its_code(klaver: Club4) -> None:
+async def test_an_action_made_on_an_earlier_hand_is_refused_with_its_code(klaver: Cast) -> None:
     table = await started_table(klaver)
     bram = await connect(klaver.bram, table.code)
     frame = await knock_frame_for(table, 1, "stale1")
@@ -441,7 +433,7 @@ async def test_an_action_made_on_an_earlier_hand_is_refused_with_its_code(klaver
 
 
 async def test_a_database_error_during_an_action_asks_the_phone_to_send_it_again(
-    klaver: Club4, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+    klaver: Cast, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     from django.db import OperationalError
 
@@ -477,7 +469,7 @@ async def test_a_database_error_during_an_action_asks_the_phone_to_send_it_again
 
 
 async def test_a_quiet_phone_hears_the_heartbeat_and_none_while_the_database_is_away(
-    klaver: Club4, settings: Any, monkeypatch: pytest.MonkeyPatch
+    klaver: Cast, settings: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from django.db import OperationalError
 

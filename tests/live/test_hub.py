@@ -21,8 +21,8 @@ from games.services import events, snapshots, store, tables
 from games.services.snapshots import advance, load_state, remember, view_state
 from games.services.state import CHANGED_FIELDS, Holder, TableState, change_of
 from games.view.context import Shared, Viewer, render_view
-from tests.live.conftest import KEEP_PUBLISHED, Club4
-from tests.live.test_table_services import four_people_table, holder, people, play_a_card
+from tests.personas import Cast
+from tests.tables import KEEP_PUBLISHED, four_people_table, people, play_a_card
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -67,7 +67,7 @@ class FakePhone:
             return render_view(state, Viewer(seats=self.seats, active=active), shared=shared)
 
 
-def test_a_change_is_rendered_for_the_phones_here_without_a_query(klaver: Club4) -> None:
+def test_a_change_is_rendered_for_the_phones_here_without_a_query(klaver: Cast) -> None:
     table = four_people_table(klaver)
     state = load_state(Table.objects.get(pk=table.pk))
     players = [FakePhone(table.pk, seats=(seat,)) for seat in range(4)]
@@ -84,7 +84,7 @@ def test_a_change_is_rendered_for_the_phones_here_without_a_query(klaver: Club4)
     assert len({views[p] for p in players}) == 4  # each her own cards
 
 
-def test_a_phone_that_has_the_version_is_not_rendered_again(klaver: Club4) -> None:
+def test_a_phone_that_has_the_version_is_not_rendered_again(klaver: Cast) -> None:
     table = four_people_table(klaver)
     state = load_state(Table.objects.get(pk=table.pk))
     ahead = FakePhone(table.pk, seats=(0,), last_version=state.table.version)
@@ -94,7 +94,7 @@ def test_a_phone_that_has_the_version_is_not_rendered_again(klaver: Club4) -> No
     assert ahead.renders == 0
 
 
-def test_the_state_a_change_wrote_is_the_snapshot_of_its_version(klaver: Club4) -> None:
+def test_the_state_a_change_wrote_is_the_snapshot_of_its_version(klaver: Cast) -> None:
     table = four_people_table(klaver)
     _, outcome = play_a_card(klaver, table, "a1")
     fresh = load_state(Table.objects.get(pk=table.pk))
@@ -107,7 +107,7 @@ def test_the_state_a_change_wrote_is_the_snapshot_of_its_version(klaver: Club4) 
     assert snapshot.hand_row.record == fresh.hand_row.record
 
 
-def test_an_older_state_never_replaces_a_newer_snapshot(klaver: Club4) -> None:
+def test_an_older_state_never_replaces_a_newer_snapshot(klaver: Cast) -> None:
     table = four_people_table(klaver)
     old = load_state(Table.objects.get(pk=table.pk))
     newer = load_state(Table.objects.get(pk=table.pk))
@@ -117,13 +117,13 @@ def test_an_older_state_never_replaces_a_newer_snapshot(klaver: Club4) -> None:
     assert view_state(table.pk, old.table.version).table.version == old.table.version + 3
 
 
-def test_heartbeats_of_every_phone_here_are_one_update(klaver: Club4) -> None:
+def test_heartbeats_of_every_phone_here_are_one_update(klaver: Cast) -> None:
     first = four_people_table(klaver)
     second = four_people_table(klaver)
     long_ago = timezone.now() - timedelta(hours=1)
     Seat.objects.update(last_seen=long_ago)
     anna, bram = people(klaver)[0], people(klaver)[1]
-    held = {(first.pk, holder(anna)), (second.pk, holder(bram))}
+    held = {(first.pk, anna.holder), (second.pk, bram.holder)}
     with CaptureQueriesContext(connection) as queries:
         store.mark_seen_all(held)
     assert [q["sql"].split()[0] for q in queries] == ["SELECT", "UPDATE"]
@@ -166,7 +166,7 @@ def moved_elsewhere(
     return moved, fresh
 
 
-def test_another_process_moves_its_snapshot_by_the_change_alone(klaver: Club4, monkeypatch) -> None:
+def test_another_process_moves_its_snapshot_by_the_change_alone(klaver: Cast, monkeypatch) -> None:
     """What a change message carries takes a process that had the version before to exactly
     the table the database holds after it, with no query."""
     table = four_people_table(klaver)
@@ -180,7 +180,7 @@ def test_another_process_moves_its_snapshot_by_the_change_alone(klaver: Club4, m
         ]
         payload = legal[step % len(legal)].to_json()
         payload.pop("seat")
-        tables.act(table.pk, holder(people(klaver)[seat]), seat, payload, f"move-{step}")
+        tables.act(table.pk, people(klaver)[seat].holder, seat, payload, f"move-{step}")
         change = change_of(published[-1])
         assert change is not None
         assert all("cards" not in str(key) for key in change)  # actions and fields only
@@ -192,7 +192,7 @@ def test_another_process_moves_its_snapshot_by_the_change_alone(klaver: Club4, m
             assert render_view(moved, viewer) == render_view(fresh, viewer)
 
 
-def test_new_states_of_a_table_keep_its_parsed_rules(klaver: Club4, monkeypatch) -> None:
+def test_new_states_of_a_table_keep_its_parsed_rules(klaver: Cast, monkeypatch) -> None:
     """A change made from a snapshot, a heard change and a heartbeat round make new states of
     one table: they share the house rules parsed once, and a table read afresh parses its own."""
     table = four_people_table(klaver)
@@ -213,7 +213,7 @@ def test_new_states_of_a_table_keep_its_parsed_rules(klaver: Club4, monkeypatch)
     assert "rules" not in again.__dict__ and again.rules == rules
 
 
-def play_out_the_hand(klaver: Club4, table: Table, published: list[TableState]) -> TableState:
+def play_out_the_hand(klaver: Cast, table: Table, published: list[TableState]) -> TableState:
     """Cards (and stays) until the hand ends; the table as it was before the last card."""
     step = 0
     while True:
@@ -223,14 +223,14 @@ def play_out_the_hand(klaver: Club4, table: Table, published: list[TableState]) 
         plays = [a for a in before.hand.legal_actions(hand_seat) if a.act in ("play", "stay")]
         payload = plays[0].to_json()
         payload.pop("seat")
-        tables.act(table.pk, holder(people(klaver)[seat]), seat, payload, f"card-{step}")
+        tables.act(table.pk, people(klaver)[seat].holder, seat, payload, f"card-{step}")
         step += 1
         if published[-1].hand.complete:
             return before
 
 
 def test_another_process_moves_its_snapshot_through_a_deal_with_one_read(
-    klaver: Club4, monkeypatch
+    klaver: Cast, monkeypatch
 ) -> None:
     """The clock deals the next hand: another process that has the finished hand takes the
     table's fields from the message and reads only the new hand's row (its cards never
@@ -269,9 +269,7 @@ def test_another_process_moves_its_snapshot_through_a_deal_with_one_read(
     assert advance(table.pk, [change], store.hand_row) is None
 
 
-def test_a_deal_heard_late_is_the_hand_as_dealt_not_as_it_is_now(
-    klaver: Club4, monkeypatch
-) -> None:
+def test_a_deal_heard_late_is_the_hand_as_dealt_not_as_it_is_now(klaver: Cast, monkeypatch) -> None:
     """A process that hears of a deal after the hand has moved on (it was paused) reads the
     hand's row as it is now: its snapshot of the deal's version must still be the hand with
     the actions it was dealt with, one state for one version."""
@@ -289,7 +287,7 @@ def test_a_deal_heard_late_is_the_hand_as_dealt_not_as_it_is_now(
     seat = state.table_seat(state.hand.to_play)
     legal = state.hand.legal_actions(state.hand.to_play)
     card = next(a for a in legal if a.act == "play").to_json()["card"]
-    tables.act(table.pk, holder(people(klaver)[seat]), seat, {"act": "play", "card": card}, "x1")
+    tables.act(table.pk, people(klaver)[seat].holder, seat, {"act": "play", "card": card}, "x1")
     snapshots._views.clear()
     snapshots._played.clear()
     remember(finished)
@@ -301,7 +299,7 @@ def test_a_deal_heard_late_is_the_hand_as_dealt_not_as_it_is_now(
 
 @pytest.mark.parametrize("lives", [10, 1])
 def test_another_process_moves_its_snapshot_through_the_end_of_a_hand(
-    klaver: Club4, monkeypatch, lives: int
+    klaver: Cast, monkeypatch, lives: int
 ) -> None:
     """The last card of a hand: the hand's result and the rubber's lives (and, with one life
     each, the rubber's end) follow from the rules in the other process too, with no query,
@@ -327,7 +325,7 @@ def test_another_process_moves_its_snapshot_through_the_end_of_a_hand(
     assert not before.hand_row.complete  # the snapshot it moved from is left as it was
 
 
-def test_a_change_from_another_version_is_not_applied(klaver: Club4) -> None:
+def test_a_change_from_another_version_is_not_applied(klaver: Cast) -> None:
     table = four_people_table(klaver)
     state = load_state(Table.objects.get(pk=table.pk))
     remember(state)
@@ -336,7 +334,7 @@ def test_a_change_from_another_version_is_not_applied(klaver: Club4) -> None:
     assert view_state(table.pk, 0).table.version == state.table.version
 
 
-async def test_phones_behind_the_database_catch_up_without_a_message(klaver: Club4) -> None:
+async def test_phones_behind_the_database_catch_up_without_a_message(klaver: Cast) -> None:
     """Views of a change that never arrived (a notice sent while this process did not listen,
     or a render that failed) are made up for by the next heartbeat round: the hub compares its
     phones' versions with the database."""
@@ -361,7 +359,7 @@ async def test_phones_behind_the_database_catch_up_without_a_message(klaver: Clu
 
 
 def test_a_change_heard_from_another_process_is_rendered_on_the_loop_when_it_can_be(
-    klaver: Club4, monkeypatch
+    klaver: Cast, monkeypatch
 ) -> None:
     """A change message that moves this process's snapshot on is rendered at once (on the
     event loop: no query, no worker thread); one whose snapshot is missing is left for the
@@ -391,7 +389,7 @@ def test_a_change_heard_from_another_process_is_rendered_on_the_loop_when_it_can
     assert frames == [] and [work[1] for work in left] == [table.pk]
 
 
-async def test_a_heartbeat_round_brings_the_snapshots_presence_up_to_date(klaver: Club4) -> None:
+async def test_a_heartbeat_round_brings_the_snapshots_presence_up_to_date(klaver: Cast) -> None:
     """Heard changes move a snapshot on without reading the seats: each heartbeat round copies
     when the phones were last heard into the snapshots of this process's tables, so a change
     made from a snapshot (games/quick.py) plans dropped phones' grace from fresh times."""

@@ -11,30 +11,15 @@ from games.models import PlayedHand, Rubber, RubberPlayer, Table
 from games.services import tables
 from games.services.snapshots import load_state
 from games.services.state import Holder
-from tests.live.conftest import (
-    Club4,
-    Person,
-    aseat_people,
-    connect,
-    live_attrs,
-    make_session,
-    member,
-)
 from tests.live.driver import assert_no_leaks, play_rubber
+from tests.personas import Cast, Persona, member, signed_in
+from tests.tables import aseat_people, connect, live_attrs
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
 
-def holder_of(person: Person) -> Holder:
-    return Holder(
-        user_id=person.user.pk if person.user else None,
-        guest_id=person.guest.pk if person.guest else None,
-        key=person.holder_key,
-    )
-
-
 @database_sync_to_async
-def open_table(klaver: Club4, rules: HouseRules | None = None, bots: dict | None = None) -> Table:
+def open_table(klaver: Cast, rules: HouseRules | None = None, bots: dict | None = None) -> Table:
     profile = None
     if rules is not None:
         profile = HouseRuleProfile.objects.create(
@@ -52,14 +37,14 @@ def open_table(klaver: Club4, rules: HouseRules | None = None, bots: dict | None
 
 
 async def test_four_phones_and_a_spectator_play_two_rubbers_and_see_no_hidden_card(
-    klaver: Club4,
+    klaver: Cast,
 ) -> None:
     table = await open_table(klaver)
     people = {0: klaver.anna, 1: klaver.bram, 2: klaver.cas, 3: klaver.dirk}
     await aseat_people(table.pk, [(i, p) for i, p in people.items() if i])
-    femke = await database_sync_to_async(member)(klaver.club, "femke")
+    hanna = await database_sync_to_async(member)(klaver.club, "hanna")
     phones = {seat: await connect(person, table.code) for seat, person in people.items()}
-    spectator = await connect(femke, table.code)
+    spectator = await connect(hanna, table.code)
     await database_sync_to_async(tables.start_rubber)(table.pk, klaver.anna.user)
     await play_rubber(table.pk, phones, seed=3)
     await database_sync_to_async(tables.start_rubber)(table.pk, klaver.anna.user)
@@ -77,7 +62,7 @@ async def test_four_phones_and_a_spectator_play_two_rubbers_and_see_no_hidden_ca
     assert [r.over for r in rubbers] == [True, True]
 
 
-async def test_a_watching_member_sees_the_table_and_no_hidden_card(klaver: Club4) -> None:
+async def test_a_watching_member_sees_the_table_and_no_hidden_card(klaver: Cast) -> None:
     table = await open_table(klaver, bots={1: "normal", 2: "normal", 3: "normal"})
     anna = await connect(klaver.anna, table.code)
     bram = await connect(klaver.bram, table.code)  # a member, not seated: watches
@@ -95,7 +80,7 @@ async def test_a_watching_member_sees_the_table_and_no_hidden_card(klaver: Club4
 
 
 async def test_a_shared_phone_shows_one_hand_at_a_time_behind_a_privacy_screen(
-    klaver: Club4, monkeypatch: pytest.MonkeyPatch
+    klaver: Cast, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The test plays at machine speed, two frames a move: lift the limit meant for people.
     monkeypatch.setattr("games.live.consumers.RATE_PER_SECOND", 1000)
@@ -136,7 +121,7 @@ async def test_a_shared_phone_shows_one_hand_at_a_time_behind_a_privacy_screen(
     await phone.close()
 
 
-async def test_a_finished_rubber_is_stored_with_its_hands_and_standings(klaver: Club4) -> None:
+async def test_a_finished_rubber_is_stored_with_its_hands_and_standings(klaver: Cast) -> None:
     table = await open_table(klaver, bots={1: "easy", 2: "easy", 3: "easy"})
     phone = await connect(klaver.anna, table.code)
     await database_sync_to_async(tables.start_rubber)(table.pk, klaver.anna.user)
@@ -163,17 +148,17 @@ async def test_a_finished_rubber_is_stored_with_its_hands_and_standings(klaver: 
 
 
 async def test_stale_watcher_tabs_of_a_member_who_sits_down_elsewhere_leak_nothing_to_watchers(
-    klaver: Club4,
+    klaver: Cast,
 ) -> None:
     # Bram watches in three tabs, then takes a seat from another device under the same
     # account: his old tabs become seat holders, and none of their views may go to Femke.
     table = await open_table(klaver, bots={2: "easy", 3: "easy"})
-    femke = await database_sync_to_async(member)(klaver.club, "femke")
+    hanna = await database_sync_to_async(member)(klaver.club, "hanna")
     gijs = await database_sync_to_async(member)(klaver.club, "gijs")
     tabs = [await connect(klaver.bram, table.code) for _ in range(3)]
-    watchers = [await connect(femke, table.code), await connect(gijs, table.code)]
-    other_device = Person("bram", user=klaver.bram.user, holder_key="bram-other-device")
-    other_device.session_key = await database_sync_to_async(make_session)(
+    watchers = [await connect(hanna, table.code), await connect(gijs, table.code)]
+    other_device = Persona("Bram", user=klaver.bram.user, holder_key="bram-other-device")
+    other_device.session_key = await database_sync_to_async(signed_in)(
         klaver.bram.user, holder=other_device.holder_key
     )
     await database_sync_to_async(tables.take_seat)(
@@ -198,7 +183,7 @@ async def test_stale_watcher_tabs_of_a_member_who_sits_down_elsewhere_leak_nothi
     await bram.close()
 
 
-def end_rubber_by_folds(table: Table, people: dict[int, Person]) -> list[int]:
+def end_rubber_by_folds(table: Table, people: dict[int, Persona]) -> list[int]:
     """Each hand: someone knocks and everyone else folds, until the rubber is over; the seats
     whose cards were left unplayed in its last hand (the winner's)."""
     for _ in range(10):
@@ -215,16 +200,16 @@ def end_rubber_by_folds(table: Table, people: dict[int, Person]) -> list[int]:
             s for s in range(hand.n) if "knock" in {a.act for a in hand.legal_actions(s)}
         )
         seat = state.table_seat(knocker)
-        tables.act(table.pk, holder_of(people[seat]), seat, {"act": "knock"}, f"k{_}")
+        tables.act(table.pk, people[seat].holder, seat, {"act": "knock"}, f"k{_}")
         awaiting = load_state(Table.objects.get(pk=table.pk)).hand.awaiting
         for hand_seat in awaiting:
             seat = state.table_seat(hand_seat)
-            tables.act(table.pk, holder_of(people[seat]), seat, {"act": "fold"}, f"f{_}{seat}")
+            tables.act(table.pk, people[seat].holder, seat, {"act": "fold"}, f"f{_}{seat}")
     raise AssertionError("the rubber did not end")
 
 
 async def test_whoever_sits_down_after_a_rubber_never_sees_the_last_occupants_cards(
-    klaver: Club4,
+    klaver: Cast,
 ) -> None:
     table = await database_sync_to_async(tables.create_table)(
         club=klaver.club, user=klaver.anna.user, seat_count=3, holder_key=klaver.anna.holder_key
@@ -235,10 +220,10 @@ async def test_whoever_sits_down_after_a_rubber_never_sees_the_last_occupants_ca
     holding = await database_sync_to_async(end_rubber_by_folds)(table, people)
     assert holding, "the last hand was played out: nothing to test"
     seat = holding[0]
-    await database_sync_to_async(tables.leave_seat)(table.pk, seat, holder_of(people[seat]))
-    femke = await database_sync_to_async(member)(klaver.club, "femke")
-    await aseat_people(table.pk, [(seat, femke)])
-    newcomer = await connect(femke, table.code)
+    await database_sync_to_async(tables.leave_seat)(table.pk, seat, people[seat].holder)
+    hanna = await database_sync_to_async(member)(klaver.club, "hanna")
+    await aseat_people(table.pk, [(seat, hanna)])
+    newcomer = await connect(hanna, table.code)
     await newcomer.drain()
     # She holds the seat now, but of the last hand she may see only what a spectator saw:
     # here, with every card unplayed, not one card.

@@ -1,6 +1,6 @@
 """The notices that carry a table's change to the other processes (games/live/notices.py), as their
 payload travels, and the hub's listening connection made again when it is lost (games/live/hub.py).
-On PostgreSQL itself: tests/live/fault_cases.py, quick_cases.py and tests/scaleout."""
+On PostgreSQL itself: tests/services/fault_cases.py, quick_cases.py and tests/scaleout."""
 
 from __future__ import annotations
 
@@ -22,9 +22,9 @@ from games.models import Table
 from games.services import store, tables
 from games.services.snapshots import load_state
 from games.services.state import TableState, change_of
-from tests.live.conftest import Club4
 from tests.live.test_hub import FakePhone, keep_published, moved_elsewhere, play_out_the_hand
-from tests.live.test_table_services import four_people_table, play_a_card
+from tests.personas import Cast
+from tests.tables import four_people_table, play_a_card
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -43,7 +43,7 @@ def notice_of(state: TableState) -> str:
 
 
 def test_a_notice_moves_another_process_on_exactly_as_the_change_itself(
-    klaver: Club4, monkeypatch: pytest.MonkeyPatch
+    klaver: Cast, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Every kind of change (an action, the end of a hand, a deal) through the notice's text:
     what the other process hears takes its snapshot to exactly the table the database holds."""
@@ -72,7 +72,7 @@ def test_a_notice_moves_another_process_on_exactly_as_the_change_itself(
 
 
 def test_a_process_drops_its_own_notices_and_those_of_tables_without_phones_there(
-    klaver: Club4, monkeypatch: pytest.MonkeyPatch
+    klaver: Cast, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     table = four_people_table(klaver)
     published = keep_published(monkeypatch)
@@ -84,7 +84,7 @@ def test_a_process_drops_its_own_notices_and_those_of_tables_without_phones_ther
 
 
 def test_a_change_too_large_for_a_notice_carries_its_version_alone(
-    klaver: Club4, monkeypatch: pytest.MonkeyPatch
+    klaver: Cast, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     table = four_people_table(klaver)
     published = keep_published(monkeypatch)
@@ -110,7 +110,7 @@ def test_a_notice_that_is_not_a_tables_change_is_dropped_with_a_warning(
     assert caplog.records and all(r.levelno == logging.WARNING for r in caplog.records)
 
 
-def test_the_embedded_default_announces_nothing(klaver: Club4) -> None:
+def test_the_embedded_default_announces_nothing(klaver: Cast) -> None:
     """SQLite, one process: a change is written as everywhere, and no notice is sent."""
     assert not notices.enabled()
     table = four_people_table(klaver)

@@ -4,12 +4,13 @@ import pytest
 from channels.db import database_sync_to_async
 
 from games.services import tables
-from tests.live.conftest import Club4, connect, live_attrs
+from tests.personas import Cast
+from tests.tables import connect, live_attrs
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
 
-async def test_a_seated_player_gets_her_view_on_connect(klaver: Club4) -> None:
+async def test_a_seated_player_gets_her_view_on_connect(klaver: Cast) -> None:
     table = await database_sync_to_async(tables.create_table)(
         club=klaver.club,
         user=klaver.anna.user,

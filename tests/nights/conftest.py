@@ -1,7 +1,5 @@
-"""The people of these tests, and a table driven to the end of its rubbers from the test side.
+"""A table of the cast (tests/personas.py) driven to the end of its rubbers from the test side.
 
-De Gouden Klaver: Anna (admin), Bram, Cas and Dirk (members). Eva has an account and her own
-club, Het Zwarte Schaap, but is no member of De Gouden Klaver. Guus plays as a guest.
 Rubbers are short (2 lives) and every action goes through games.services.tables, as from a phone.
 """
 
@@ -9,26 +7,17 @@ from __future__ import annotations
 
 import random
 import uuid
-from collections.abc import Iterator
-from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
 import pytest
-from django.test import Client
-from django.utils import timezone, translation
+from django.utils import timezone
 
-from accounts.guests import SESSION_KEY as GUEST_SESSION_KEY
-from accounts.models import Guest, User
-from accounts.translations import compile_catalogues
-from clubs.models import Club, HouseRuleProfile, Membership
-from games.engine import HouseRules
+from clubs.models import Club
 from games.models import Table
 from games.services import tables
 from games.services.snapshots import load_state
-from games.services.state import Holder
-
-compile_catalogues()
+from tests.personas import Cast, Persona, short_rubbers
 
 LAUNDRY = ("exchange", "challenge")
 
@@ -56,90 +45,14 @@ def booking_never_fails(request: pytest.FixtureRequest, monkeypatch: pytest.Monk
     monkeypatch.setattr(nights_services.log, "exception", fail)
 
 
-@pytest.fixture(autouse=True)
-def _english() -> Iterator[None]:
-    with translation.override("en"):
-        yield
-
-
-@dataclass
-class Player:
-    name: str
-    user: User | None = None
-    guest: Guest | None = None
-
-    @property
-    def holder(self) -> Holder:
-        return Holder(
-            user_id=self.user.pk if self.user else None,
-            guest_id=self.guest.pk if self.guest else None,
-            key=f"phone-of-{self.name}",
-        )
-
-    def client(self) -> Client:
-        client = Client()
-        if self.user is not None:
-            client.force_login(self.user)
-        if self.guest is not None:
-            session = client.session
-            session[GUEST_SESSION_KEY] = self.guest.pk
-            session.save()
-        return client
-
-
-@dataclass
-class Klaver:
-    club: Club
-    other: Club
-    anna: Player
-    bram: Player
-    cas: Player
-    dirk: Player
-    eva: Player
-    guus: Player
-
-
-def person(name: str) -> Player:
-    user = User.objects.create_user(username=name.lower(), password="x-long-password-1")
-    user.display_name = name
-    user.save()
-    return Player(name, user=user)
-
-
 @pytest.fixture
-def klaver(db: Any) -> Klaver:
-    club = Club.objects.create(name="De Gouden Klaver", slug="de-gouden-klaver")
-    HouseRuleProfile.objects.create(
-        club=club, name="Kort", rules_json=HouseRules(starting_lives=2).to_json(), is_default=True
-    )
-    other = Club.objects.create(name="Het Zwarte Schaap", slug="het-zwarte-schaap")
-    HouseRuleProfile.objects.create(
-        club=other, name="Kort", rules_json=HouseRules(starting_lives=2).to_json(), is_default=True
-    )
-    people = {name: person(name) for name in ("Anna", "Bram", "Cas", "Dirk", "Eva")}
-    for name, role in (
-        ("Anna", "admin"),
-        ("Bram", "member"),
-        ("Cas", "member"),
-        ("Dirk", "member"),
-    ):
-        Membership.objects.create(club=club, user=people[name].user, role=role)
-    Membership.objects.create(club=other, user=people["Eva"].user, role="admin")
-    guus = Player("Guus", guest=Guest.objects.create(display_name="Guus"))
-    return Klaver(
-        club,
-        other,
-        people["Anna"],
-        people["Bram"],
-        people["Cas"],
-        people["Dirk"],
-        people["Eva"],
-        guus,
-    )
+def klaver(klaver: Cast) -> Cast:
+    """The cast (tests/personas.py), playing short rubbers."""
+    return short_rubbers(klaver)
 
 
 def open_table(
-    club: Club, opener: Player, others: list[Player], bots: dict[int, str] | None = None
+    club: Club, opener: Persona, others: list[Persona], bots: dict[int, str] | None = None
 ) -> Table:
     """A table with `opener` in seat 0 and `others` in the next seats (computer players where
     `bots` says), its first rubber started."""
@@ -159,7 +72,7 @@ def open_table(
     return Table.objects.get(pk=table.pk)
 
 
-def step(table_id: int, players: dict[int, Player], rng: random.Random) -> bool:
+def step(table_id: int, players: dict[int, Persona], rng: random.Random) -> bool:
     """One move at the table: a due person's random legal action, the laundry (an exchange or
     a challenge now and then, then ready), or the table's own deadline (a computer player, the
     next deal). False once the rubber is over."""
@@ -204,7 +117,7 @@ def step(table_id: int, players: dict[int, Player], rng: random.Random) -> bool:
     return True
 
 
-def play_rubber(table: Table, players: dict[int, Player], seed: int = 1) -> None:
+def play_rubber(table: Table, players: dict[int, Persona], seed: int = 1) -> None:
     rng = random.Random(seed)
     for _ in range(3000):
         if not step(table.pk, players, rng):
@@ -212,7 +125,7 @@ def play_rubber(table: Table, players: dict[int, Player], seed: int = 1) -> None
     raise AssertionError("the rubber did not end")
 
 
-def play_until_hand(table: Table, players: dict[int, Player], seed: int = 1) -> None:
+def play_until_hand(table: Table, players: dict[int, Persona], seed: int = 1) -> None:
     """Play until a hand has begun and is under way (a card played), not yet over."""
     rng = random.Random(seed)
     for _ in range(3000):
@@ -224,6 +137,6 @@ def play_until_hand(table: Table, players: dict[int, Player], seed: int = 1) -> 
     raise AssertionError("no hand got under way")
 
 
-def next_rubber(table: Table, opener: Player) -> None:
+def next_rubber(table: Table, opener: Persona) -> None:
     assert opener.user is not None
     tables.start_rubber(table.pk, opener.user)

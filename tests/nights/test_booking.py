@@ -13,18 +13,19 @@ from games.models import PlayedHand, RubberPlayer, Table
 from nights import services
 from nights.figures import hand_tallies, replayed
 from nights.models import ClubNights, Night, Place, PlayerDay, PlayerRubber, Rating, Round
-from tests.nights.conftest import Klaver, next_rubber, open_table, play_rubber, play_until_hand
+from tests.nights.conftest import next_rubber, open_table, play_rubber, play_until_hand
+from tests.personas import Cast
 
 pytestmark = pytest.mark.django_db
 
 
-def admin(klaver: Klaver) -> Membership:
+def admin(klaver: Cast) -> Membership:
     return Membership.objects.select_related("club", "user").get(
         club=klaver.club, user=klaver.anna.user
     )
 
 
-def a_night_of_rubbers(klaver: Klaver, rubbers: int = 3) -> tuple[Night, Table]:
+def a_night_of_rubbers(klaver: Cast, rubbers: int = 3) -> tuple[Night, Table]:
     night = services.open_night(admin(klaver))
     table = open_table(klaver.club, klaver.anna, [klaver.bram, klaver.cas, klaver.guus])
     players = {0: klaver.anna, 1: klaver.bram, 2: klaver.cas, 3: klaver.guus}
@@ -35,7 +36,7 @@ def a_night_of_rubbers(klaver: Klaver, rubbers: int = 3) -> tuple[Night, Table]:
     return night, table
 
 
-def figures_snapshot(klaver: Klaver) -> list[tuple]:
+def figures_snapshot(klaver: Cast) -> list[tuple]:
     rows = PlayerRubber.objects.filter(club=klaver.club).order_by("participant_id")
     return [
         (
@@ -60,7 +61,7 @@ def figures_snapshot(klaver: Klaver) -> list[tuple]:
 
 
 def test_a_table_opened_during_a_night_belongs_to_it_and_one_opened_after_does_not(
-    klaver: Klaver,
+    klaver: Cast,
 ) -> None:
     night = services.open_night(admin(klaver))
     during = open_table(klaver.club, klaver.anna, [klaver.bram, klaver.cas])
@@ -70,7 +71,7 @@ def test_a_table_opened_during_a_night_belongs_to_it_and_one_opened_after_does_n
     assert after.night_id is None
 
 
-def test_each_player_of_a_finished_rubber_gets_the_figures_of_its_hands(klaver: Klaver) -> None:
+def test_each_player_of_a_finished_rubber_gets_the_figures_of_its_hands(klaver: Cast) -> None:
     night, table = a_night_of_rubbers(klaver, rubbers=1)
     rubber = table.rubbers.get()
     rows = {r.participant.seat: r for r in PlayerRubber.objects.select_related("participant")}
@@ -90,7 +91,7 @@ def test_each_player_of_a_finished_rubber_gets_the_figures_of_its_hands(klaver: 
     assert [r.place for r in rows.values()].count(Place.LOST) >= 1
 
 
-def test_the_guest_counts_under_her_guest_key_and_the_members_under_theirs(klaver: Klaver) -> None:
+def test_the_guest_counts_under_her_guest_key_and_the_members_under_theirs(klaver: Cast) -> None:
     a_night_of_rubbers(klaver, rubbers=1)
     keys = set(PlayerRubber.objects.values_list("key", flat=True))
     assert keys == {
@@ -101,7 +102,7 @@ def test_the_guest_counts_under_her_guest_key_and_the_members_under_theirs(klave
     }
 
 
-def test_every_person_who_lost_a_rubber_of_the_night_owes_a_round(klaver: Klaver) -> None:
+def test_every_person_who_lost_a_rubber_of_the_night_owes_a_round(klaver: Cast) -> None:
     night, table = a_night_of_rubbers(klaver, rubbers=2)
     losers = RubberPlayer.objects.filter(rubber__table=table, lost=True)
     assert losers.exists()
@@ -111,7 +112,7 @@ def test_every_person_who_lost_a_rubber_of_the_night_owes_a_round(klaver: Klaver
     assert all(r.amount is None for r in Round.objects.all())
 
 
-def test_a_round_costs_the_clubs_amount_when_the_admin_set_one(klaver: Klaver) -> None:
+def test_a_round_costs_the_clubs_amount_when_the_admin_set_one(klaver: Cast) -> None:
     from decimal import Decimal
 
     services.update_settings(
@@ -121,7 +122,7 @@ def test_a_round_costs_the_clubs_amount_when_the_admin_set_one(klaver: Klaver) -
     assert {r.amount for r in Round.objects.filter(night=night)} == {Decimal("0.50")}
 
 
-def test_computer_players_owe_no_round(klaver: Klaver) -> None:
+def test_computer_players_owe_no_round(klaver: Cast) -> None:
     services.open_night(admin(klaver))
     table = open_table(klaver.club, klaver.anna, [klaver.bram], bots={2: "easy", 3: "easy"})
     players = {0: klaver.anna, 1: klaver.bram}
@@ -140,7 +141,7 @@ def test_computer_players_owe_no_round(klaver: Klaver) -> None:
     assert Round.objects.filter(participant__in=people).count() == people.count()
 
 
-def test_the_first_to_win_the_clubs_number_of_rubbers_is_toepkoning(klaver: Klaver) -> None:
+def test_the_first_to_win_the_clubs_number_of_rubbers_is_toepkoning(klaver: Cast) -> None:
     ClubNights.objects.create(club=klaver.club, king_wins=2)
     night, table = a_night_of_rubbers(klaver, rubbers=2)
     players = {0: klaver.anna, 1: klaver.bram, 2: klaver.cas, 3: klaver.guus}
@@ -169,13 +170,13 @@ def test_the_first_to_win_the_clubs_number_of_rubbers_is_toepkoning(klaver: Klav
     assert night.wins == wins
 
 
-def test_no_toepkoning_before_anyone_won_enough(klaver: Klaver) -> None:
+def test_no_toepkoning_before_anyone_won_enough(klaver: Cast) -> None:
     night, _ = a_night_of_rubbers(klaver, rubbers=2)
     night.refresh_from_db()
     assert night.king_key == ""
 
 
-def test_ratings_move_after_each_rubber_and_the_winner_gains(klaver: Klaver) -> None:
+def test_ratings_move_after_each_rubber_and_the_winner_gains(klaver: Cast) -> None:
     _, table = a_night_of_rubbers(klaver, rubbers=1)
     winner = RubberPlayer.objects.filter(rubber__table=table, won=True).first()
     ratings = {r.key: r for r in Rating.objects.filter(club=klaver.club)}
@@ -187,7 +188,7 @@ def test_ratings_move_after_each_rubber_and_the_winner_gains(klaver: Klaver) -> 
     assert all(r.sigma < 25 / 3 for r in ratings.values())
 
 
-def days_snapshot(klaver: Klaver) -> list[tuple]:
+def days_snapshot(klaver: Cast) -> list[tuple]:
     return sorted(
         PlayerDay.objects.filter(club=klaver.club).values_list(
             "user_id", "day", "rubbers", "won", "survived", "lost", "lives_lost", "hands", "knocks"
@@ -195,7 +196,7 @@ def days_snapshot(klaver: Klaver) -> list[tuple]:
     )
 
 
-def test_rebuilding_from_the_records_gives_the_same_figures(klaver: Klaver) -> None:
+def test_rebuilding_from_the_records_gives_the_same_figures(klaver: Cast) -> None:
     ClubNights.objects.create(club=klaver.club, king_wins=2)
     night, _ = a_night_of_rubbers(klaver, rubbers=4)
     days = days_snapshot(klaver)
@@ -223,7 +224,7 @@ def test_rebuilding_from_the_records_gives_the_same_figures(klaver: Klaver) -> N
     assert "4 rubbers" in out.getvalue()
 
 
-def test_a_hand_under_way_adds_nothing_until_its_rubber_ends(klaver: Klaver) -> None:
+def test_a_hand_under_way_adds_nothing_until_its_rubber_ends(klaver: Cast) -> None:
     services.open_night(admin(klaver))
     table = open_table(klaver.club, klaver.anna, [klaver.bram, klaver.cas])
     play_until_hand(table, {0: klaver.anna, 1: klaver.bram, 2: klaver.cas})
@@ -232,7 +233,7 @@ def test_a_hand_under_way_adds_nothing_until_its_rubber_ends(klaver: Klaver) -> 
 
 
 def test_a_guest_who_signs_up_counts_for_her_account_as_a_rebuild_would_count_her(
-    klaver: Klaver, django_capture_on_commit_callbacks
+    klaver: Cast, django_capture_on_commit_callbacks
 ) -> None:
     from accounts.models import User
 
@@ -267,7 +268,7 @@ def test_a_guest_who_signs_up_counts_for_her_account_as_a_rebuild_would_count_he
 
 
 @pytest.mark.booking_may_fail
-def test_a_failure_in_the_booking_never_stops_the_table(klaver: Klaver, monkeypatch) -> None:
+def test_a_failure_in_the_booking_never_stops_the_table(klaver: Cast, monkeypatch) -> None:
     def broken(*args, **kwargs):
         raise RuntimeError("disk full")
 
@@ -281,7 +282,7 @@ def test_a_failure_in_the_booking_never_stops_the_table(klaver: Klaver, monkeypa
     assert PlayerRubber.objects.count() == 4
 
 
-def test_a_members_days_add_up_to_her_rubbers(klaver: Klaver) -> None:
+def test_a_members_days_add_up_to_her_rubbers(klaver: Cast) -> None:
     from django.db.models import Count, Q, Sum
 
     a_night_of_rubbers(klaver, rubbers=3)

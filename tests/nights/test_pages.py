@@ -13,16 +13,17 @@ from clubs.models import Membership
 from games.models import PlayedHand, RubberPlayer, Table
 from nights import services
 from nights.models import ClubNights, Night, Round, Season
-from tests.nights.conftest import Klaver, next_rubber, open_table, play_rubber, play_until_hand
+from tests.nights.conftest import next_rubber, open_table, play_rubber, play_until_hand
+from tests.personas import Cast
 
 pytestmark = pytest.mark.django_db
 
 
-def membership(klaver: Klaver, player) -> Membership:
+def membership(klaver: Cast, player) -> Membership:
     return Membership.objects.select_related("club", "user").get(club=klaver.club, user=player.user)
 
 
-def played_night(klaver: Klaver, rubbers: int = 2) -> tuple[Night, Table]:
+def played_night(klaver: Cast, rubbers: int = 2) -> tuple[Night, Table]:
     night = services.open_night(membership(klaver, klaver.anna))
     table = open_table(klaver.club, klaver.anna, [klaver.bram, klaver.cas, klaver.guus])
     players = {0: klaver.anna, 1: klaver.bram, 2: klaver.cas, 3: klaver.guus}
@@ -33,14 +34,14 @@ def played_night(klaver: Klaver, rubbers: int = 2) -> tuple[Night, Table]:
     return night, table
 
 
-def url(klaver: Klaver, rest: str) -> str:
+def url(klaver: Cast, rest: str) -> str:
     return f"/clubs/{klaver.club.slug}/{rest}"
 
 
 # -- a night ----------------------------------------------------------------------------------
 
 
-def test_the_nights_page_shows_the_standings_rubbers_and_rounds_owed(klaver: Klaver) -> None:
+def test_the_nights_page_shows_the_standings_rubbers_and_rounds_owed(klaver: Cast) -> None:
     night, _ = played_night(klaver)
     page = klaver.bram.client().get(url(klaver, f"nights/{night.pk}/"))
     assert page.status_code == 200
@@ -52,7 +53,7 @@ def test_the_nights_page_shows_the_standings_rubbers_and_rounds_owed(klaver: Kla
     assert html.count('class="place-0"') + html.count('class="place-2"') >= 2
 
 
-def test_the_nights_page_is_a_bounded_number_of_queries(klaver: Klaver) -> None:
+def test_the_nights_page_is_a_bounded_number_of_queries(klaver: Cast) -> None:
     night, _ = played_night(klaver, rubbers=1)
     client = klaver.bram.client()
     client.get(url(klaver, f"nights/{night.pk}/"))
@@ -69,7 +70,7 @@ def test_the_nights_page_is_a_bounded_number_of_queries(klaver: Klaver) -> None:
     assert len(more) == len(few)
 
 
-def test_a_round_ticked_as_paid_is_paid_and_a_second_tick_is_refused(klaver: Klaver) -> None:
+def test_a_round_ticked_as_paid_is_paid_and_a_second_tick_is_refused(klaver: Cast) -> None:
     night, _ = played_night(klaver)
     owed = Round.objects.filter(night=night).first()
     client = klaver.cas.client()
@@ -85,7 +86,7 @@ def test_a_round_ticked_as_paid_is_paid_and_a_second_tick_is_refused(klaver: Kla
     assert owed.paid_at == paid_at
 
 
-def test_a_round_of_another_night_cannot_be_ticked_from_this_one(klaver: Klaver) -> None:
+def test_a_round_of_another_night_cannot_be_ticked_from_this_one(klaver: Cast) -> None:
     night, _ = played_night(klaver, rubbers=1)
     services.close_night(membership(klaver, klaver.anna), night)
     other = services.open_night(membership(klaver, klaver.anna))
@@ -99,7 +100,7 @@ def test_a_round_of_another_night_cannot_be_ticked_from_this_one(klaver: Klaver)
     assert owed.paid_at is None
 
 
-def test_ticking_a_round_needs_a_post_with_the_csrf_token(klaver: Klaver) -> None:
+def test_ticking_a_round_needs_a_post_with_the_csrf_token(klaver: Cast) -> None:
     from django.test import Client
 
     night, _ = played_night(klaver, rubbers=1)
@@ -113,7 +114,7 @@ def test_ticking_a_round_needs_a_post_with_the_csrf_token(klaver: Klaver) -> Non
     assert owed.paid_at is None
 
 
-def test_a_closed_night_shows_what_is_still_owed(klaver: Klaver) -> None:
+def test_a_closed_night_shows_what_is_still_owed(klaver: Cast) -> None:
     night, _ = played_night(klaver)
     response = klaver.anna.client().post(url(klaver, f"nights/{night.pk}/close/"), follow=True)
     assert "The night is closed." in response.content.decode()
@@ -122,7 +123,7 @@ def test_a_closed_night_shows_what_is_still_owed(klaver: Klaver) -> None:
     assert night.closed_at is not None
 
 
-def test_a_member_cannot_open_a_night_unless_the_club_allows_it(klaver: Klaver) -> None:
+def test_a_member_cannot_open_a_night_unless_the_club_allows_it(klaver: Cast) -> None:
     client = klaver.bram.client()
     refused = client.post(url(klaver, "nights/open/"), follow=True)
     assert "Only the club&#x27;s admins open a night." in refused.content.decode()
@@ -132,7 +133,7 @@ def test_a_member_cannot_open_a_night_unless_the_club_allows_it(klaver: Klaver) 
     assert Night.objects.filter(opened_by=klaver.bram.user).exists()
 
 
-def test_a_second_night_cannot_open_while_one_is_open(klaver: Klaver) -> None:
+def test_a_second_night_cannot_open_while_one_is_open(klaver: Cast) -> None:
     client = klaver.anna.client()
     client.post(url(klaver, "nights/open/"))
     again = client.post(url(klaver, "nights/open/"), follow=True)
@@ -140,7 +141,7 @@ def test_a_second_night_cannot_open_while_one_is_open(klaver: Klaver) -> None:
     assert Night.objects.count() == 1
 
 
-def test_the_big_screen_and_its_live_board_show_the_night(klaver: Klaver) -> None:
+def test_the_big_screen_and_its_live_board_show_the_night(klaver: Cast) -> None:
     night, _ = played_night(klaver, rubbers=1)
     client = klaver.bram.client()
     screen = client.get(url(klaver, f"nights/{night.pk}/screen/"))
@@ -152,7 +153,7 @@ def test_the_big_screen_and_its_live_board_show_the_night(klaver: Klaver) -> Non
     assert live.content.decode().lstrip().startswith('<div id="night-live"')
 
 
-def test_the_nights_standings_download_as_csv(klaver: Klaver) -> None:
+def test_the_nights_standings_download_as_csv(klaver: Cast) -> None:
     night, _ = played_night(klaver, rubbers=1)
     response = klaver.bram.client().get(url(klaver, f"nights/{night.pk}/standings.csv"))
     assert response["Content-Type"].startswith("text/csv")
@@ -161,7 +162,7 @@ def test_the_nights_standings_download_as_csv(klaver: Klaver) -> None:
     assert len(lines) == 5
 
 
-def test_the_settings_refuse_a_toepkoning_out_of_range_and_change_nothing(klaver: Klaver) -> None:
+def test_the_settings_refuse_a_toepkoning_out_of_range_and_change_nothing(klaver: Cast) -> None:
     client = klaver.anna.client()
     path = url(klaver, "nights/settings/")
     for bad in ({"king_wins": "0"}, {"king_wins": "99"}, {"king_wins": "3", "round_amount": "-1"}):
@@ -178,7 +179,7 @@ def test_the_settings_refuse_a_toepkoning_out_of_range_and_change_nothing(klaver
 # -- seasons ----------------------------------------------------------------------------------
 
 
-def test_a_season_gives_standings_by_its_points(klaver: Klaver) -> None:
+def test_a_season_gives_standings_by_its_points(klaver: Cast) -> None:
     played_night(klaver)
     from django.utils import timezone
 
@@ -218,7 +219,7 @@ def test_a_season_gives_standings_by_its_points(klaver: Klaver) -> None:
     ],
 )
 def test_a_bad_season_is_refused_with_a_clear_error(
-    klaver: Klaver, field: str, value: str, message: str
+    klaver: Cast, field: str, value: str, message: str
 ) -> None:
     data = {
         "name": "Winter",
@@ -235,7 +236,7 @@ def test_a_bad_season_is_refused_with_a_clear_error(
     assert not Season.objects.exists()
 
 
-def test_only_an_admin_creates_a_season(klaver: Klaver) -> None:
+def test_only_an_admin_creates_a_season(klaver: Cast) -> None:
     response = klaver.bram.client().post(url(klaver, "seasons/"), {"name": "Mine"})
     assert response.status_code == 403
     assert not Season.objects.exists()
@@ -244,7 +245,7 @@ def test_only_an_admin_creates_a_season(klaver: Klaver) -> None:
 # -- a player ---------------------------------------------------------------------------------
 
 
-def test_a_players_page_shows_her_figures_plots_and_head_to_head(klaver: Klaver) -> None:
+def test_a_players_page_shows_her_figures_plots_and_head_to_head(klaver: Cast) -> None:
     played_night(klaver, rubbers=3)
     page = klaver.anna.client().get(url(klaver, f"players/{klaver.bram.user.pk}/"))
     html = page.content.decode()
@@ -255,12 +256,12 @@ def test_a_players_page_shows_her_figures_plots_and_head_to_head(klaver: Klaver)
     assert f"/clubs/{klaver.club.slug}/hands/" in html
 
 
-def test_a_player_of_no_concern_to_the_club_is_not_found(klaver: Klaver) -> None:
+def test_a_player_of_no_concern_to_the_club_is_not_found(klaver: Cast) -> None:
     response = klaver.anna.client().get(url(klaver, f"players/{klaver.eva.user.pk}/"))
     assert response.status_code == 404
 
 
-def test_the_players_page_is_a_bounded_number_of_queries(klaver: Klaver) -> None:
+def test_the_players_page_is_a_bounded_number_of_queries(klaver: Cast) -> None:
     played_night(klaver, rubbers=1)
     client = klaver.anna.client()
     path = url(klaver, f"players/{klaver.bram.user.pk}/")
@@ -281,7 +282,7 @@ def test_the_players_page_is_a_bounded_number_of_queries(klaver: Klaver) -> None
 # -- hands ------------------------------------------------------------------------------------
 
 
-def test_a_finished_hand_replays_step_by_step_to_its_result(klaver: Klaver) -> None:
+def test_a_finished_hand_replays_step_by_step_to_its_result(klaver: Cast) -> None:
     _, table = played_night(klaver, rubbers=1)
     hand = PlayedHand.objects.filter(rubber__table=table, complete=True).first()
     client = klaver.bram.client()
@@ -301,7 +302,7 @@ def test_a_finished_hand_replays_step_by_step_to_its_result(klaver: Klaver) -> N
     assert 'id="replay-next"' in middle and 'id="replay-prev"' in middle
 
 
-def test_a_hands_record_downloads_and_replays_as_the_hand_ended(klaver: Klaver) -> None:
+def test_a_hands_record_downloads_and_replays_as_the_hand_ended(klaver: Cast) -> None:
     from games.engine import replay
 
     _, table = played_night(klaver, rubbers=1)
@@ -311,7 +312,7 @@ def test_a_hands_record_downloads_and_replays_as_the_hand_ended(klaver: Klaver) 
     assert replay(json.loads(response.content)) == hand.result
 
 
-def test_an_admin_downloads_every_hand_as_json_lines(klaver: Klaver) -> None:
+def test_an_admin_downloads_every_hand_as_json_lines(klaver: Cast) -> None:
     from games.engine import replay
 
     _, table = played_night(klaver, rubbers=1)
@@ -323,7 +324,7 @@ def test_an_admin_downloads_every_hand_as_json_lines(klaver: Klaver) -> None:
     assert klaver.bram.client().get(url(klaver, "hands.jsonl")).status_code == 403
 
 
-def test_a_guest_sees_the_hands_she_played_and_no_others(klaver: Klaver) -> None:
+def test_a_guest_sees_the_hands_she_played_and_no_others(klaver: Cast) -> None:
     _, table = played_night(klaver, rubbers=1)
     hers = PlayedHand.objects.filter(rubber__table=table, complete=True).first()
     other = open_table(klaver.club, klaver.anna, [klaver.bram, klaver.cas])
@@ -341,7 +342,7 @@ def test_a_guest_sees_the_hands_she_played_and_no_others(klaver: Klaver) -> None
 
 
 def test_a_guest_who_was_not_dealt_in_a_hand_of_her_rubber_does_not_see_it(
-    klaver: Klaver,
+    klaver: Cast,
 ) -> None:
     _, table = played_night(klaver, rubbers=1)
     rubber = table.rubbers.get()
@@ -368,7 +369,7 @@ def test_a_guest_who_was_not_dealt_in_a_hand_of_her_rubber_does_not_see_it(
         "hands.jsonl",
     ],
 )
-def test_someone_outside_the_club_gets_404_everywhere(klaver: Klaver, page: str) -> None:
+def test_someone_outside_the_club_gets_404_everywhere(klaver: Cast, page: str) -> None:
     night, table = played_night(klaver, rubbers=1)
     hand = PlayedHand.objects.filter(rubber__table=table, complete=True).first()
     path = url(klaver, page.format(night=night.pk, anna=klaver.anna.user.pk, hand=hand.pk))
@@ -378,7 +379,7 @@ def test_someone_outside_the_club_gets_404_everywhere(klaver: Klaver, page: str)
     assert Client().get(path).status_code == 404
 
 
-def test_another_clubs_night_and_hands_are_not_found_from_this_club(klaver: Klaver) -> None:
+def test_another_clubs_night_and_hands_are_not_found_from_this_club(klaver: Cast) -> None:
     night, table = played_night(klaver, rubbers=1)
     hand = PlayedHand.objects.filter(rubber__table=table, complete=True).first()
     Membership.objects.create(club=klaver.other, user=klaver.bram.user)
@@ -394,7 +395,7 @@ def test_another_clubs_night_and_hands_are_not_found_from_this_club(klaver: Klav
     assert client.get(url(klaver, f"hands/{hand.pk}/?step=99999999999")).status_code == 200
 
 
-def test_nothing_of_a_hand_under_way_reaches_any_page_or_download(klaver: Klaver) -> None:
+def test_nothing_of_a_hand_under_way_reaches_any_page_or_download(klaver: Cast) -> None:
     """A hand is being played: its page and record are not found, and neither its id, nor its
     cards as dealt, nor its stock appear on any page, list or download of the club."""
     night, table = played_night(klaver, rubbers=1)
@@ -444,7 +445,7 @@ def test_nothing_of_a_hand_under_way_reaches_any_page_or_download(klaver: Klaver
     ],
 )
 def test_the_nights_page_speaks_dutch_german_and_english(
-    klaver: Klaver, language: str, words: tuple[str, ...]
+    klaver: Cast, language: str, words: tuple[str, ...]
 ) -> None:
     night, table = played_night(klaver, rubbers=1)
     hand = PlayedHand.objects.filter(rubber__table=table, complete=True).first()

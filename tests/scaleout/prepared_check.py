@@ -25,7 +25,7 @@ def main() -> None:
     from django.utils import timezone
 
     from games.models import ActionReceipt, Table
-    from tests.live.prepared_cases import mismatches, write_mismatches
+    from tests.services.prepared_cases import mismatches, write_mismatches
 
     Table.objects.filter(pk=args.table).update(
         laundry_ready=[0, 2],

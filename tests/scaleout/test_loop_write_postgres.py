@@ -1,6 +1,6 @@
 """The write on the event loop (games/services/store.py) and the faults of a held table on
-PostgreSQL: tests/live/loop_write_cases.py and fault_cases.py, run by a pytest of its own with its
-settings on a PostgreSQL database (this suite's own database is SQLite)."""
+PostgreSQL: tests/services/loop_write_cases.py and fault_cases.py, run by a pytest of its own
+with its settings on a PostgreSQL database (this suite's own database is SQLite)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ def test_the_postgresql_cases_pass(postgres: PostgresDatabase) -> None:
     env = base_env(
         DATABASE_URL=postgres.url, DATABASE_CONN_MAX_AGE="0", DATABASE_LOCK_TIMEOUT_MS="500"
     )
-    cases = ["tests/live/loop_write_cases.py", "tests/live/fault_cases.py"]
+    cases = ["tests/services/loop_write_cases.py", "tests/services/fault_cases.py"]
     try:
         out = run(
             ["-m", "pytest", "-q", "-p", "no:cacheprovider", *cases],

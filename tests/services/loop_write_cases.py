@@ -25,8 +25,8 @@ from games.models import ActionReceipt, PlayedHand, RubberPlayer, Table
 from games.services import snapshots, store, tables
 from games.services.snapshots import editable_snapshot, load_state, view_state
 from games.services.state import CHANGED_FIELDS, Holder, TableState
-from tests.live.conftest import Club4, Phone, connect, live_attrs
-from tests.live.test_table_services import four_people_table, holder, people
+from tests.personas import Cast
+from tests.tables import Phone, connect, four_people_table, live_attrs, people
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -90,11 +90,11 @@ def frozen_now(monkeypatch: pytest.MonkeyPatch) -> Any:
 
 
 async def test_a_change_written_on_the_loop_is_what_a_worker_thread_writes(
-    klaver: Club4, monkeypatch: pytest.MonkeyPatch
+    klaver: Cast, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     table = await sync_to_async(four_people_table)(klaver)
     seat, payload = await sync_to_async(a_card)(table.pk)
-    who = holder(people(klaver)[seat])
+    who = people(klaver)[seat].holder
     now = frozen_now(monkeypatch)
     before = await sync_to_async(rows)(table.pk)
     await snapshot(table.pk)
@@ -120,14 +120,14 @@ async def test_a_change_written_on_the_loop_is_what_a_worker_thread_writes(
     await writer.close()
 
 
-async def test_a_phone_action_is_decided_on_the_snapshot_and_moves_it_on(klaver: Club4) -> None:
+async def test_a_phone_action_is_decided_on_the_snapshot_and_moves_it_on(klaver: Cast) -> None:
     table = await sync_to_async(four_people_table)(klaver)
     seat, payload = await sync_to_async(a_card)(table.pk)
     await snapshot(table.pk)
     writer = store.loop_writer()
     assert writer is not None
     written = writer.written
-    outcome = await tables.act_here(table.pk, holder(people(klaver)[seat]), seat, payload, "mv")
+    outcome = await tables.act_here(table.pk, people(klaver)[seat].holder, seat, payload, "mv")
     state = editable_snapshot(table.pk)
     assert state is not None and state.table.version == outcome.version
     assert state.hand_row.record["actions"][-1]["act"] == "play"
@@ -136,13 +136,13 @@ async def test_a_phone_action_is_decided_on_the_snapshot_and_moves_it_on(klaver:
 
 
 async def test_a_change_decided_on_a_version_the_table_has_left_writes_nothing(
-    klaver: Club4,
+    klaver: Cast,
 ) -> None:
     """Another process changed the table after this one's snapshot: nothing is written, and
     `act_here` decides again on the table as the database has it."""
     table = await sync_to_async(four_people_table)(klaver)
     seat, payload = await sync_to_async(a_card)(table.pk)
-    who = holder(people(klaver)[seat])
+    who = people(klaver)[seat].holder
     await snapshot(table.pk)
     await sync_to_async(Table.objects.filter(pk=table.pk).update)(version=F("version") + 1)
     before = await sync_to_async(rows)(table.pk)
@@ -157,10 +157,10 @@ async def test_a_change_decided_on_a_version_the_table_has_left_writes_nothing(
     assert outcome.version == before["table"]["version"] + 1 and not outcome.duplicate
 
 
-async def test_a_used_action_id_writes_nothing_and_is_told_as_a_repeat(klaver: Club4) -> None:
+async def test_a_used_action_id_writes_nothing_and_is_told_as_a_repeat(klaver: Cast) -> None:
     table = await sync_to_async(four_people_table)(klaver)
     seat, payload = await sync_to_async(a_card)(table.pk)
-    who = holder(people(klaver)[seat])
+    who = people(klaver)[seat].holder
     await snapshot(table.pk)
     await sync_to_async(ActionReceipt.objects.create)(table=table, action_id="used", version=1)
     before = await sync_to_async(rows)(table.pk)
@@ -178,13 +178,13 @@ async def test_a_used_action_id_writes_nothing_and_is_told_as_a_repeat(klaver: C
 
 @pytest.mark.parametrize("case", ["not held", "not her seat"])
 async def test_a_refusal_on_the_snapshot_is_told_with_the_databases_word(
-    klaver: Club4, case: str
+    klaver: Cast, case: str
 ) -> None:
     table = await sync_to_async(four_people_table)(klaver)
     seat, payload = await sync_to_async(a_card)(table.pk, legal=case != "not held")
-    who = holder(people(klaver)[seat])
+    who = people(klaver)[seat].holder
     if case == "not her seat":
-        who = holder(people(klaver)[(seat + 1) % 4])
+        who = people(klaver)[(seat + 1) % 4].holder
     await snapshot(table.pk)
     before = await sync_to_async(rows)(table.pk)
     with pytest.raises(tables.TableError):
@@ -192,14 +192,14 @@ async def test_a_refusal_on_the_snapshot_is_told_with_the_databases_word(
     assert await sync_to_async(rows)(table.pk) == before
 
 
-async def test_without_a_snapshot_the_action_is_decided_in_a_worker_thread(klaver: Club4) -> None:
+async def test_without_a_snapshot_the_action_is_decided_in_a_worker_thread(klaver: Cast) -> None:
     table = await sync_to_async(four_people_table)(klaver)
     seat, payload = await sync_to_async(a_card)(table.pk)
     snapshots._views.clear()  # as in a process that has no phone at the table
     writer = store.loop_writer()
     assert writer is not None
     written = writer.written
-    who = holder(people(klaver)[seat])
+    who = people(klaver)[seat].holder
     outcome = await tables.act_here(table.pk, who, seat, payload, "thread")
     assert outcome.version == table.version + 1
     assert writer.written == written
@@ -207,7 +207,7 @@ async def test_without_a_snapshot_the_action_is_decided_in_a_worker_thread(klave
 
 
 async def test_the_last_card_of_a_hand_writes_the_end_in_the_same_transaction(
-    klaver: Club4,
+    klaver: Cast,
 ) -> None:
     """The end of a hand writes the hand's result, the rubber and the tallies with the action:
     a change with more rows than the table's and the record goes to a worker thread, where
@@ -222,13 +222,13 @@ async def test_the_last_card_of_a_hand_writes_the_end_in_the_same_transaction(
             trial.apply(parse_action({**payload, "seat": state.hand_seat(seat)}, 4))
             if trial.complete:
                 return seat, payload
-            who = holder(people(klaver)[seat])
+            who = people(klaver)[seat].holder
             tables.act(table.pk, who, seat, payload, uuid.uuid4().hex)
 
     seat, payload = await sync_to_async(one_before_the_end)()
     await snapshot(table.pk)
     before = await sync_to_async(rows)(table.pk)
-    who = holder(people(klaver)[seat])
+    who = people(klaver)[seat].holder
     writer = store.loop_writer()
     assert writer is not None
     written = writer.written
@@ -253,12 +253,12 @@ async def test_the_last_card_of_a_hand_writes_the_end_in_the_same_transaction(
     await writer.close()
 
 
-async def test_two_processes_writing_at_once_write_one_change(klaver: Club4) -> None:
+async def test_two_processes_writing_at_once_write_one_change(klaver: Cast) -> None:
     """Two loop writers (two connections, as two server processes have) from the same
     version: one change is written, the other finds the table moved on and writes nothing."""
     table = await sync_to_async(four_people_table)(klaver)
     seat, payload = await sync_to_async(a_card)(table.pk)
-    who = holder(people(klaver)[seat])
+    who = people(klaver)[seat].holder
     await snapshot(table.pk)
     loop = asyncio.get_running_loop()
     first, second = store.LoopWriter(loop), store.LoopWriter(loop)
@@ -282,13 +282,13 @@ async def test_two_processes_writing_at_once_write_one_change(klaver: Club4) -> 
 
 
 async def test_a_change_on_the_loop_announces_itself_in_its_transaction(
-    klaver: Club4, monkeypatch: pytest.MonkeyPatch
+    klaver: Cast, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The notice goes with the write, and only with it: another process hears the action, and
     a change that is not written sends nothing (the next notice heard is the next change's)."""
     table = await sync_to_async(four_people_table)(klaver)
     seat, payload = await sync_to_async(a_card)(table.pk)
-    who = holder(people(klaver)[seat])
+    who = people(klaver)[seat].holder
     await snapshot(table.pk)
     listening = await store.listen()
     writer = store.LoopWriter(asyncio.get_running_loop())
@@ -299,7 +299,7 @@ async def test_a_change_on_the_loop_announces_itself_in_its_transaction(
         remembered = state
         snapshots.remember(remembered)
         seat, payload = await sync_to_async(a_card)(table.pk)
-        who = holder(people(klaver)[seat])
+        who = people(klaver)[seat].holder
         again, base = decided(table.pk, who, seat, payload, now)
         assert not await writer.write(again, base, now, "told")  # a used id
         thread = await sync_to_async(tables.act)(table.pk, who, seat, payload, "thread")
@@ -314,14 +314,14 @@ async def test_a_change_on_the_loop_announces_itself_in_its_transaction(
     assert first["change"]["table"]["version"] == remembered.table.version
 
 
-async def test_without_the_database_a_worker_thread_decides(klaver: Club4) -> None:
+async def test_without_the_database_a_worker_thread_decides(klaver: Cast) -> None:
     table = await sync_to_async(four_people_table)(klaver)
     seat, payload = await sync_to_async(a_card)(table.pk)
     await snapshot(table.pk)
     before = await sync_to_async(rows)(table.pk)
     writer = store.LoopWriter(asyncio.get_running_loop())
     writer.django.settings_dict = {**writer.django.settings_dict, "PORT": "1"}  # nobody listens
-    who = holder(people(klaver)[seat])
+    who = people(klaver)[seat].holder
     now = timezone.now()
     state, base = decided(table.pk, who, seat, payload, now)
     assert not await writer.write(state, base, now, "away")
@@ -331,7 +331,7 @@ async def test_without_the_database_a_worker_thread_decides(klaver: Club4) -> No
 
 
 async def test_a_phone_action_is_written_on_the_loop_and_every_phone_sees_it(
-    klaver: Club4,
+    klaver: Cast,
 ) -> None:
     table = await sync_to_async(four_people_table)(klaver)
     seat, payload = await sync_to_async(a_card)(table.pk)

@@ -23,9 +23,9 @@ from django.utils import timezone
 from games.live import clock, notices
 from games.models import Table
 from games.services import store, tables
-from tests.live.conftest import Club4
-from tests.live.loop_write_cases import a_card, decided, rows, snapshot
-from tests.live.test_table_services import four_people_table, holder, people
+from tests.personas import Cast
+from tests.services.loop_write_cases import a_card, decided, rows, snapshot
+from tests.tables import four_people_table, people
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -58,7 +58,7 @@ def version(table_id: int) -> int:
 
 
 def test_the_clock_passes_over_a_held_table_at_once_and_fires_the_others(
-    klaver: Club4, stuck: psycopg.Connection[Any]
+    klaver: Cast, stuck: psycopg.Connection[Any]
 ) -> None:
     held, free = four_people_table(klaver), four_people_table(klaver)
     # Both due long ago: the due players' turns ran out, the table plays for them.
@@ -80,11 +80,11 @@ def test_the_clock_passes_over_a_held_table_at_once_and_fires_the_others(
 
 
 def test_an_action_at_a_table_held_beyond_the_lock_timeout_is_refused_as_busy(
-    klaver: Club4, stuck: psycopg.Connection[Any]
+    klaver: Cast, stuck: psycopg.Connection[Any]
 ) -> None:
     table = four_people_table(klaver)
     seat, payload = a_card(table.pk)
-    who = holder(people(klaver)[seat])
+    who = people(klaver)[seat].holder
     before = rows(table.pk)
     hold(stuck, table.pk)
     with pytest.raises(tables.Busy) as refused:
@@ -97,7 +97,7 @@ def test_an_action_at_a_table_held_beyond_the_lock_timeout_is_refused_as_busy(
 
 
 async def test_a_change_on_the_loop_at_a_held_table_writes_nothing_without_waiting(
-    klaver: Club4, stuck: psycopg.Connection[Any]
+    klaver: Cast, stuck: psycopg.Connection[Any]
 ) -> None:
     """The loop's one connection serves every table of the process: it never waits for a row
     (which would hold up every other table's changes), nor takes a held row for a broken
@@ -110,7 +110,7 @@ async def test_a_change_on_the_loop_at_a_held_table_writes_nothing_without_waiti
     await database_sync_to_async(hold)(stuck, table.pk)
     writer = store.LoopWriter(asyncio.get_running_loop())
     try:
-        who = holder(people(klaver)[seat])
+        who = people(klaver)[seat].holder
         now = timezone.now()
         state, base = decided(table.pk, who, seat, payload, now)
         started = time.monotonic()
@@ -128,7 +128,7 @@ class Undone(Exception):
 
 
 def test_a_change_is_announced_by_its_own_transaction_only_when_it_commits(
-    klaver: Club4, monkeypatch: pytest.MonkeyPatch
+    klaver: Cast, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A change rolled back sends nothing; a committed one is heard with what it did, sent by
     the database itself (the writer needs to do nothing more after its commit)."""
@@ -139,7 +139,7 @@ def test_a_change_is_announced_by_its_own_transaction_only_when_it_commits(
     with psycopg.connect(**params, autocommit=True) as listening:
         listening.execute(f"LISTEN {notices.CHANNEL}")
         seat, payload = a_card(table.pk)
-        who = holder(people(klaver)[seat])
+        who = people(klaver)[seat].holder
         with pytest.raises(Undone), transaction.atomic():
             tables.act(table.pk, who, seat, {"act": "knock"}, "undone")
             raise Undone

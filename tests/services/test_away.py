@@ -13,16 +13,16 @@ from games.engine import TOURNAMENT, Hand, HouseRules
 from games.models import PlayedHand, Rubber, Seat, Table
 from games.services import tables
 from games.services.tables import TableError
-from tests.live.conftest import Club4
-from tests.live.test_table_services import four_people_table, holder, people, state_of
+from tests.personas import Cast
+from tests.tables import four_people_table, people, state_of
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 LATER = timedelta(hours=1)
 
 
-def act(klaver: Club4, table: Table, seat: int, **payload) -> None:
-    tables.act(table.pk, holder(people(klaver)[seat]), seat, payload, uuid.uuid4().hex)
+def act(klaver: Cast, table: Table, seat: int, **payload) -> None:
+    tables.act(table.pk, people(klaver)[seat].holder, seat, payload, uuid.uuid4().hex)
 
 
 def step(table: Table) -> bool:
@@ -30,7 +30,7 @@ def step(table: Table) -> bool:
     return tables.fire_deadline(table.pk, timezone.now() + LATER)
 
 
-def play_out_the_hand(klaver: Club4, table: Table, away: int) -> PlayedHand:
+def play_out_the_hand(klaver: Cast, table: Table, away: int) -> PlayedHand:
     """Everyone plays her first playable card; the table plays for the one away."""
     number = state_of(table).hand_row.number
     for _ in range(100):
@@ -47,10 +47,10 @@ def play_out_the_hand(klaver: Club4, table: Table, away: int) -> PlayedHand:
     raise AssertionError("the hand did not end")
 
 
-def test_a_round_bought_between_hands_leaves_her_lives_alone_for_two_hands(klaver: Club4) -> None:
+def test_a_round_bought_between_hands_leaves_her_lives_alone_for_two_hands(klaver: Cast) -> None:
     table = four_people_table(klaver, HouseRules(starting_lives=10))
     buyer = 2
-    who = holder(people(klaver)[buyer])
+    who = people(klaver)[buyer].holder
     with pytest.raises(TableError) as refused:
         tables.go_away(table.pk, who, buyer, "round")
     assert refused.value.code == "not_between_hands"  # a hand is under way
@@ -77,7 +77,7 @@ def test_a_round_bought_between_hands_leaves_her_lives_alone_for_two_hands(klave
     assert refused.value.code == "round_bought"
 
 
-def test_on_a_break_a_knock_folds_her_and_the_record_says_the_table_did(klaver: Club4) -> None:
+def test_on_a_break_a_knock_folds_her_and_the_record_says_the_table_did(klaver: Cast) -> None:
     table = four_people_table(klaver)
     state = state_of(table)
     knocker = next(
@@ -86,7 +86,7 @@ def test_on_a_break_a_knock_folds_her_and_the_record_says_the_table_did(klaver: 
         if any(a.act == "knock" for a in state.hand.legal_actions(state.hand_seat(s)))
     )
     away = next(s for s in range(4) if s != knocker)
-    tables.go_away(table.pk, holder(people(klaver)[away]), away, "break")
+    tables.go_away(table.pk, people(klaver)[away].holder, away, "break")
     act(klaver, table, knocker, act="knock")
     for _ in range(10):
         state = state_of(table)
@@ -102,14 +102,14 @@ def test_on_a_break_a_knock_folds_her_and_the_record_says_the_table_did(klaver: 
     assert folds == [{"seat": state.hand_seat(away), "act": "fold", "auto": True}]
 
 
-def test_back_from_a_break_mid_hand_she_plays_her_own_cards(klaver: Club4) -> None:
+def test_back_from_a_break_mid_hand_she_plays_her_own_cards(klaver: Cast) -> None:
     table = four_people_table(klaver)
     state = state_of(table)
     due = state.table_seat(state.hand.due()[0])
-    tables.go_away(table.pk, holder(people(klaver)[due]), due, "break")
+    tables.go_away(table.pk, people(klaver)[due].holder, due, "break")
     assert step(table)  # the table plays her card
     assert state_of(table).hand_row.record["actions"][-1].get("auto") is True
-    tables.come_back(table.pk, holder(people(klaver)[due]), due)
+    tables.come_back(table.pk, people(klaver)[due].holder, due)
     for _ in range(20):
         state = state_of(table)
         other = state.table_seat(state.hand.due()[0])
@@ -128,17 +128,17 @@ def test_back_from_a_break_mid_hand_she_plays_her_own_cards(klaver: Club4) -> No
     assert "auto" not in state_of(table).hand_row.record["actions"][-1]
 
 
-def test_tournament_rules_have_no_breaks(klaver: Club4) -> None:
+def test_tournament_rules_have_no_breaks(klaver: Cast) -> None:
     table = four_people_table(klaver, TOURNAMENT)
     with pytest.raises(TableError) as refused:
-        tables.go_away(table.pk, holder(people(klaver)[1]), 1, "break")
+        tables.go_away(table.pk, people(klaver)[1].holder, 1, "break")
     assert refused.value.code == "no_away"
     with pytest.raises(TableError) as refused:
-        tables.come_back(table.pk, holder(people(klaver)[1]), 1)
+        tables.come_back(table.pk, people(klaver)[1].holder, 1)
     assert refused.value.code == "not_away"
 
 
-def test_poverty_answers_fall_due_together_when_the_laundry_window_closes(klaver: Club4) -> None:
+def test_poverty_answers_fall_due_together_when_the_laundry_window_closes(klaver: Cast) -> None:
     """At a simultaneous table a poverty hand's answers are all due once the laundry window
     closes with nobody having acted: the table folds at once for a player who is away, and the
     answer window closes response_seconds after the laundry's, with a stay for the silent."""
@@ -154,7 +154,7 @@ def test_poverty_answers_fall_due_together_when_the_laundry_window_closes(klaver
         version=F("version") + 1, changed_at=start, laundry_until=start + timedelta(seconds=5)
     )
     away = 3
-    tables.go_away(table.pk, holder(people(klaver)[away]), away, "break")
+    tables.go_away(table.pk, people(klaver)[away].holder, away, "break")
     # The window closes: the three answers are due now, together.
     assert tables.fire_deadline(table.pk, start + timedelta(seconds=6))
     closed = state_of(table).table.changed_at
@@ -173,7 +173,7 @@ def test_poverty_answers_fall_due_together_when_the_laundry_window_closes(klaver
 
 
 def test_a_phone_silent_past_its_grace_puts_its_player_on_a_break_and_her_turn_clock_does_not(
-    klaver: Club4,
+    klaver: Cast,
 ) -> None:
     table = four_people_table(klaver)
     state = state_of(table)

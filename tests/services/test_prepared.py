@@ -10,14 +10,14 @@ from django.utils import timezone
 from games.models import ActionReceipt, Seat, Table
 from games.services import store
 from games.services.prepared import Prepared, RowUpdate
-from tests.live.conftest import Club4
-from tests.live.prepared_cases import mismatches, write_mismatches
-from tests.live.test_table_services import four_people_table
+from tests.personas import Cast
+from tests.services.prepared_cases import mismatches, write_mismatches
+from tests.tables import four_people_table
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def test_the_live_queries_read_what_the_orm_reads(klaver: Club4) -> None:
+def test_the_live_queries_read_what_the_orm_reads(klaver: Cast) -> None:
     table = four_people_table(klaver)
     # Every kind of column filled: JSON lists, a date and time, text, numbers.
     Table.objects.filter(pk=table.pk).update(
@@ -32,7 +32,7 @@ def test_the_live_queries_read_what_the_orm_reads(klaver: Club4) -> None:
     assert store.table(table.pk + 1000) == []
 
 
-def test_the_live_writes_store_what_the_orm_stores(klaver: Club4) -> None:
+def test_the_live_writes_store_what_the_orm_stores(klaver: Cast) -> None:
     table = four_people_table(klaver)
     assert write_mismatches(table.pk) == []
 
@@ -45,7 +45,7 @@ def test_a_prepared_write_takes_plain_columns_and_all_its_values() -> None:
 
 
 def test_equal_parameters_are_run_by_the_orm_until_a_call_tells_them_apart(
-    klaver: Club4,
+    klaver: Cast,
 ) -> None:
     four_people_table(klaver)
     between = Prepared(

@@ -20,61 +20,23 @@ from games.engine import HouseRules
 from games.live import clock
 from games.models import ActionReceipt, PlayedHand, Seat, Table
 from games.services import store, tables
-from games.services.snapshots import load_state
-from games.services.state import Holder
 from games.services.tables import TableError
-from tests.live.conftest import Club4, seat_people
+from tests.personas import Cast
+from tests.tables import four_people_table, people, play_a_card, seat_people, state_of
 
 pytestmark = pytest.mark.django_db(transaction=True)
 REPO = Path(__file__).resolve().parents[2]
 
 
-def holder(person) -> Holder:
-    return Holder(user_id=person.user.pk, key=person.holder_key)
-
-
-def four_people_table(klaver: Club4, rules: HouseRules | None = None, **kwargs) -> Table:
-    profile = None
-    if rules is not None:
-        profile = HouseRuleProfile.objects.create(
-            club=klaver.club, name="test rules", rules_json=rules.to_json()
-        )
-    table = tables.create_table(
-        club=klaver.club, user=klaver.anna.user, profile=profile, holder_key=klaver.anna.holder_key
-    )
-    seat_people(table.pk, [(1, klaver.bram), (2, klaver.cas), (3, klaver.dirk)])
-    tables.start_rubber(table.pk, klaver.anna.user)
-    return Table.objects.get(pk=table.pk)
-
-
-def people(klaver: Club4) -> dict:
-    return {0: klaver.anna, 1: klaver.bram, 2: klaver.cas, 3: klaver.dirk}
-
-
-def state_of(table: Table):
-    return load_state(Table.objects.get(pk=table.pk))
-
-
-def act(klaver: Club4, table: Table, seat: int, **payload) -> tables.Outcome:
-    return tables.act(table.pk, holder(people(klaver)[seat]), seat, payload, uuid.uuid4().hex)
-
-
-def play_a_card(klaver: Club4, table: Table, action_id: str):
-    """The due player plays her first playable card; the table before it, and the outcome."""
-    before = state_of(table)
-    hand_seat = before.hand.due()[0]
-    seat = before.table_seat(hand_seat)
-    card = next(a for a in before.hand.legal_actions(hand_seat) if a.act == "play")
-    payload = {"act": "play", "card": card.to_json()["card"]}
-    outcome = tables.act(table.pk, holder(people(klaver)[seat]), seat, payload, action_id)
-    return before, outcome
+def act(klaver: Cast, table: Table, seat: int, **payload) -> tables.Outcome:
+    return tables.act(table.pk, people(klaver)[seat].holder, seat, payload, uuid.uuid4().hex)
 
 
 def record_actions(table: Table) -> list[dict]:
     return PlayedHand.objects.filter(rubber__table=table).latest("number").record["actions"]
 
 
-def test_two_knocks_at_the_same_instant_give_one_accepted_and_one_refused(klaver: Club4) -> None:
+def test_two_knocks_at_the_same_instant_give_one_accepted_and_one_refused(klaver: Cast) -> None:
     table = four_people_table(klaver)
     state = state_of(table)
     knockers = [
@@ -112,7 +74,7 @@ def test_two_knocks_at_the_same_instant_give_one_accepted_and_one_refused(klaver
     assert state_of(table).hand.stake == 2
 
 
-def test_a_knock_and_a_card_at_the_same_instant_never_corrupt_the_hand(klaver: Club4) -> None:
+def test_a_knock_and_a_card_at_the_same_instant_never_corrupt_the_hand(klaver: Cast) -> None:
     table = four_people_table(klaver)
     state = state_of(table)
     leader = state.table_seat(state.hand.due()[0])
@@ -153,7 +115,7 @@ def test_a_knock_and_a_card_at_the_same_instant_never_corrupt_the_hand(klaver: C
     assert state_of(table).hand is not None
 
 
-def test_a_stored_hand_replays_to_what_the_table_showed(klaver: Club4, tmp_path: Path) -> None:
+def test_a_stored_hand_replays_to_what_the_table_showed(klaver: Cast, tmp_path: Path) -> None:
     table = four_people_table(klaver, HouseRules(starting_lives=2))
     # Play on with the table's own auto player until the first hand is over.
     for _ in range(200):
@@ -179,7 +141,7 @@ def test_a_stored_hand_replays_to_what_the_table_showed(klaver: Club4, tmp_path:
     assert state is not None
 
 
-def test_the_simultaneous_answer_window_closes_with_stays_marked_auto(klaver: Club4) -> None:
+def test_the_simultaneous_answer_window_closes_with_stays_marked_auto(klaver: Cast) -> None:
     rules = HouseRules(response_order="simultaneous", response_seconds=3)
     table = four_people_table(klaver, rules)
     state = state_of(table)
@@ -203,7 +165,7 @@ def test_the_simultaneous_answer_window_closes_with_stays_marked_auto(klaver: Cl
 
 
 def test_the_turn_clock_plays_the_lowest_card_for_a_player_who_does_nothing(
-    klaver: Club4,
+    klaver: Cast,
 ) -> None:
     table = four_people_table(klaver)
     state = state_of(table)
@@ -223,7 +185,7 @@ def test_the_turn_clock_plays_the_lowest_card_for_a_player_who_does_nothing(
 
 
 def test_a_dropped_phone_keeps_its_seat_for_the_grace_period_then_the_table_plays(
-    klaver: Club4,
+    klaver: Cast,
 ) -> None:
     table = four_people_table(klaver)
     state = state_of(table)
@@ -237,7 +199,7 @@ def test_a_dropped_phone_keeps_its_seat_for_the_grace_period_then_the_table_play
     assert action["auto"] is True and action["seat"] == state.hand_seat(due)
 
 
-def test_a_player_back_from_away_takes_over_again(klaver: Club4) -> None:
+def test_a_player_back_from_away_takes_over_again(klaver: Cast) -> None:
     table = four_people_table(klaver)
     state = state_of(table)
     due = state.table_seat(state.hand.due()[0])
@@ -245,7 +207,7 @@ def test_a_player_back_from_away_takes_over_again(klaver: Club4) -> None:
     # While her phone was quiet the table planned to play for her in 5 s ...
     Seat.objects.filter(table=table, index=due).update(last_seen=now - timedelta(seconds=25))
     Table.objects.filter(pk=table.pk).update(deadline_at=now + timedelta(seconds=5))
-    store.mark_seen(table.pk, holder(people(klaver)[due]))  # ... but her phone is back
+    store.mark_seen(table.pk, people(klaver)[due].holder)  # ... but her phone is back
     # The deadline comes, finds her here, plays nothing, and plans her turn clock again.
     assert not tables.fire_deadline(table.pk, now + timedelta(seconds=6))
     assert record_actions(table) == []
@@ -254,7 +216,7 @@ def test_a_player_back_from_away_takes_over_again(klaver: Club4) -> None:
 
 
 def test_the_laundry_window_holds_the_first_card_and_closes_by_itself(
-    klaver: Club4,
+    klaver: Cast,
     settings,
 ) -> None:
     settings.TOEPEN_LAUNDRY_SECONDS = 10
@@ -275,16 +237,16 @@ def test_the_laundry_window_holds_the_first_card_and_closes_by_itself(
     assert [a["act"] for a in record_actions(table)] == ["exchange", "play"]
 
 
-def test_everyone_ready_closes_the_laundry_window_early(klaver: Club4, settings) -> None:
+def test_everyone_ready_closes_the_laundry_window_early(klaver: Cast, settings) -> None:
     settings.TOEPEN_LAUNDRY_SECONDS = 30
     table = four_people_table(klaver)
     for seat in range(4):
         assert state_of(table).laundry_open(timezone.now())
-        tables.ready(table.pk, holder(people(klaver)[seat]), seat)
+        tables.ready(table.pk, people(klaver)[seat].holder, seat)
     assert not state_of(table).laundry_open(timezone.now())
 
 
-def test_computer_players_play_whole_rubbers_by_themselves(klaver: Club4) -> None:
+def test_computer_players_play_whole_rubbers_by_themselves(klaver: Cast) -> None:
     profile = HouseRuleProfile.objects.create(
         club=klaver.club, name="short", rules_json=HouseRules(starting_lives=3).to_json()
     )
@@ -306,7 +268,7 @@ def test_computer_players_play_whole_rubbers_by_themselves(klaver: Club4) -> Non
     assert hands.count() >= 1 and all(hand.complete for hand in hands)
 
 
-def test_a_pending_deadline_fires_after_a_restart_with_no_phone(klaver: Club4) -> None:
+def test_a_pending_deadline_fires_after_a_restart_with_no_phone(klaver: Cast) -> None:
     table = four_people_table(klaver)
     # The "old server" is gone; the deadline it stored is due.
     Table.objects.filter(pk=table.pk).update(
@@ -333,7 +295,7 @@ async def _actions_count(table: Table) -> int:
 
 
 def test_only_a_player_at_the_table_starts_a_rubber_and_only_with_every_seat_filled(
-    klaver: Club4,
+    klaver: Cast,
 ) -> None:
     table = tables.create_table(
         club=klaver.club, user=klaver.anna.user, holder_key=klaver.anna.holder_key
@@ -350,14 +312,14 @@ def test_only_a_player_at_the_table_starts_a_rubber_and_only_with_every_seat_fil
     assert PlayedHand.objects.filter(rubber__table=table).exists()
 
 
-def test_a_non_member_cannot_open_a_table_for_the_club(klaver: Club4) -> None:
+def test_a_non_member_cannot_open_a_table_for_the_club(klaver: Cast) -> None:
     with pytest.raises(TableError) as refused:
         tables.create_table(club=klaver.club, user=klaver.eva.user)
     assert refused.value.code == "not_allowed"
     assert not Table.objects.exists()
 
 
-def test_a_table_keeps_its_rules_when_the_profile_is_edited(klaver: Club4) -> None:
+def test_a_table_keeps_its_rules_when_the_profile_is_edited(klaver: Cast) -> None:
     profile = HouseRuleProfile.objects.create(
         club=klaver.club, name="Kroeg", rules_json=HouseRules(starting_lives=15).to_json()
     )
@@ -377,7 +339,7 @@ def test_a_table_keeps_its_rules_when_the_profile_is_edited(klaver: Club4) -> No
 
 
 def test_a_computer_player_is_offered_the_laundry_only_in_its_window(
-    klaver: Club4,
+    klaver: Cast,
     settings,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -411,7 +373,7 @@ def test_a_computer_player_is_offered_the_laundry_only_in_its_window(
 
 
 def test_a_computer_player_may_knock_out_of_turn_and_is_asked_once_a_version(
-    klaver: Club4, monkeypatch: pytest.MonkeyPatch
+    klaver: Cast, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     asked: list[tuple[int, int, bool]] = []  # (version, seat, due)
 
@@ -444,9 +406,7 @@ def test_a_computer_player_may_knock_out_of_turn_and_is_asked_once_a_version(
     assert len(offers) == len(set(offers))
 
 
-def test_a_clock_that_comes_after_the_laundry_window_just_closes_it(
-    klaver: Club4, settings
-) -> None:
+def test_a_clock_that_comes_after_the_laundry_window_just_closes_it(klaver: Cast, settings) -> None:
     """A busy or restarted server fires late: the computer players' laundry is not offered any
     more (their exchange would be refused), the window closes and play begins."""
     settings.TOEPEN_LAUNDRY_SECONDS = 10
@@ -466,7 +426,7 @@ def test_a_clock_that_comes_after_the_laundry_window_just_closes_it(
 
 
 def test_a_change_that_loses_the_race_is_decided_again_then_refused_busy(
-    klaver: Club4, monkeypatch: pytest.MonkeyPatch
+    klaver: Cast, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The store writes only at the version a change was decided on; a change that finds the
     table moved on is decided once more on the table as it is, and after a second loss it is

@@ -18,41 +18,43 @@ def url(club, name="clubs:detail", *args):
     return reverse(name, args=[club.slug, *args])
 
 
-def test_a_signed_in_user_founds_a_club_and_is_its_admin(cas_client, cas):
-    response = cas_client.post(reverse("clubs:create"), {"name": "  Klaverjas & Toep  "})
+def test_a_signed_in_user_founds_a_club_and_is_its_admin(eva_client, eva):
+    response = eva_client.post(reverse("clubs:create"), {"name": "  Klaverjas & Toep  "})
     club = Club.objects.get(name="Klaverjas & Toep")
     assert response.url == club.get_absolute_url()
-    assert Membership.objects.get(club=club, user=cas).is_admin
+    assert Membership.objects.get(club=club, user=eva).is_admin
     assert club.profiles.get().is_default
 
 
-def test_a_club_without_a_name_is_refused(cas_client, cas):
-    response = cas_client.post(reverse("clubs:create"), {"name": "   "})
+def test_a_club_without_a_name_is_refused(eva_client, eva):
+    response = eva_client.post(reverse("clubs:create"), {"name": "   "})
     assert response.status_code == 200
     assert b"errorlist" in response.content
     assert not Club.objects.exists()
 
 
-def test_my_clubs_lists_active_and_waiting_memberships(club, dirk_client, bram_client):
+def test_my_clubs_lists_active_and_waiting_memberships(club, femke_client, bram_client):
     assert b"De Gouden Klaver" in bram_client.get(reverse("clubs:list")).content
-    waiting = dirk_client.get(reverse("clubs:list")).content.decode()
+    waiting = femke_client.get(reverse("clubs:list")).content.decode()
     assert "De Gouden Klaver" in waiting and "waits for an admin" in waiting
 
 
-def test_an_admin_accepts_a_waiting_member_in_place_with_htmx(club, dirk, anna_client):
-    dirk_m = Membership.objects.get(club=club, user=dirk)
-    response = anna_client.post(url(club, "clubs:member_accept", dirk_m.pk), HTTP_HX_REQUEST="true")
+def test_an_admin_accepts_a_waiting_member_in_place_with_htmx(club, femke, anna_client):
+    waiting = Membership.objects.get(club=club, user=femke)
+    response = anna_client.post(
+        url(club, "clubs:member_accept", waiting.pk), HTTP_HX_REQUEST="true"
+    )
     assert response.status_code == 200
     fragment = response.content.decode()
     assert fragment.lstrip().startswith('<section id="members"')
     assert "<html" not in fragment
-    dirk_m.refresh_from_db()
-    assert dirk_m.status == Status.ACTIVE
+    waiting.refresh_from_db()
+    assert waiting.status == Status.ACTIVE
 
 
-def test_without_htmx_an_action_returns_to_the_club_page(club, dirk, anna_client):
-    dirk_m = Membership.objects.get(club=club, user=dirk)
-    response = anna_client.post(url(club, "clubs:member_accept", dirk_m.pk))
+def test_without_htmx_an_action_returns_to_the_club_page(club, femke, anna_client):
+    waiting = Membership.objects.get(club=club, user=femke)
+    response = anna_client.post(url(club, "clubs:member_accept", waiting.pk))
     assert response.status_code == 302
     assert response.url == club.get_absolute_url()
 
@@ -129,16 +131,16 @@ def test_an_invitation_of_a_length_not_offered_is_refused(club, anna_client):
 
 
 def test_a_non_member_with_a_valid_link_sees_the_invitation_and_asks_to_join(
-    club, anna, cas, cas_client
+    club, anna, eva, eva_client
 ):
     invitation = Invitation.for_days(club, 7, anna)
-    page = cas_client.get(reverse("clubs:join", args=[invitation.token]))
+    page = eva_client.get(reverse("clubs:join", args=[invitation.token]))
     assert page.status_code == 200
     assert b"De Gouden Klaver" in page.content
     assert b"Bram" not in page.content  # the invitation shows the club's name, not its members
-    cas_client.post(reverse("clubs:join", args=[invitation.token]))
-    assert Membership.objects.get(club=club, user=cas).status == Status.PENDING
-    assert cas_client.get(club.get_absolute_url()).status_code == 404  # until accepted
+    eva_client.post(reverse("clubs:join", args=[invitation.token]))
+    assert Membership.objects.get(club=club, user=eva).status == Status.PENDING
+    assert eva_client.get(club.get_absolute_url()).status_code == 404  # until accepted
 
 
 def test_an_anonymous_visitor_with_a_link_is_asked_to_sign_in_first(club, anna, anonymous_client):
@@ -151,42 +153,42 @@ def test_an_anonymous_visitor_with_a_link_is_asked_to_sign_in_first(club, anna, 
     assert response.status_code == 302 and response.url.startswith(reverse("account_login"))
 
 
-def test_using_a_link_twice_asks_once(club, anna, cas, cas_client):
+def test_using_a_link_twice_asks_once(club, anna, eva, eva_client):
     invitation = Invitation.for_days(club, 7, anna)
     join_url = reverse("clubs:join", args=[invitation.token])
-    cas_client.post(join_url)
-    cas_client.post(join_url)
-    assert Membership.objects.filter(club=club, user=cas).count() == 1
-    assert b"waits for an admin" in cas_client.get(join_url).content
+    eva_client.post(join_url)
+    eva_client.post(join_url)
+    assert Membership.objects.filter(club=club, user=eva).count() == 1
+    assert b"waits for an admin" in eva_client.get(join_url).content
 
 
-def test_a_made_up_token_gets_a_clear_404(club, cas_client):
-    response = cas_client.get(reverse("clubs:join", args=["not-a-real-token"]))
+def test_a_made_up_token_gets_a_clear_404(club, eva_client):
+    response = eva_client.get(reverse("clubs:join", args=["not-a-real-token"]))
     assert response.status_code == 404
     assert b"does not work" in response.content
     assert b"De Gouden Klaver" not in response.content
 
 
-def test_an_expired_link_says_so_and_lets_nobody_in(club, anna, cas, cas_client):
+def test_an_expired_link_says_so_and_lets_nobody_in(club, anna, eva, eva_client):
     invitation = Invitation.objects.create(
         club=club, created_by=anna, expires_at=timezone.now() - timedelta(minutes=1)
     )
     join_url = reverse("clubs:join", args=[invitation.token])
-    page = cas_client.get(join_url)
+    page = eva_client.get(join_url)
     assert page.status_code == 404
     assert b"expired" in page.content
     assert b"De Gouden Klaver" not in page.content
-    assert cas_client.post(join_url).status_code == 404
-    assert not Membership.objects.filter(club=club, user=cas).exists()
+    assert eva_client.post(join_url).status_code == 404
+    assert not Membership.objects.filter(club=club, user=eva).exists()
 
 
-def test_a_withdrawn_link_stops_working(club, anna_client, cas, cas_client):
+def test_a_withdrawn_link_stops_working(club, anna_client, eva, eva_client):
     anna_client.post(url(club, "clubs:invitations"), {"days": "30"})
     invitation = club.invitations.get()
     anna_client.post(url(club, "clubs:invitation_revoke", invitation.pk))
-    response = cas_client.post(reverse("clubs:join", args=[invitation.token]))
+    response = eva_client.post(reverse("clubs:join", args=[invitation.token]))
     assert response.status_code == 404
-    assert not Membership.objects.filter(club=club, user=cas).exists()
+    assert not Membership.objects.filter(club=club, user=eva).exists()
 
 
 # House-rule profiles
@@ -264,16 +266,16 @@ def test_a_bad_edit_shows_the_engines_error_and_changes_nothing(club, anna_clien
     assert profile.rules_json == before
 
 
-def test_an_admin_imports_an_exported_profile_in_another_club(club, anna_client, cas_client, cas):
+def test_an_admin_imports_an_exported_profile_in_another_club(club, anna_client, eva_client, eva):
     kroeg = HouseRuleProfile.objects.create(
         club=club, name="Kroeg", rules_json={**club.profiles.get().rules_json, "starting_lives": 15}
     )
     exported = anna_client.get(url(club, "clubs:profile_export", kroeg.pk))
     assert "attachment" in exported["Content-Disposition"]
-    theirs = Club.objects.get(memberships__user=cas)
+    theirs = Club.objects.get(memberships__user=eva)
     from django.core.files.uploadedfile import SimpleUploadedFile
 
-    response = cas_client.post(
+    response = eva_client.post(
         url(theirs, "clubs:profile_import"),
         {"file": SimpleUploadedFile("kroeg.json", exported.content, "application/json")},
     )

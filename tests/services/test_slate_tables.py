@@ -22,7 +22,8 @@ from games.services.slate import SlatePlayer
 from games.services.snapshots import load_state
 from games.services.state import Holder
 from games.services.tables import TableError
-from tests.live.conftest import ORIGIN, Club4, Person, Phone
+from tests.personas import Cast, Persona
+from tests.tables import ORIGIN, Phone
 from toepen_site.asgi import application
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -30,14 +31,14 @@ pytestmark = pytest.mark.django_db(transaction=True)
 ids = (f"entry-{n}" for n in itertools.count())
 
 
-def profile(klaver: Club4, rules: HouseRules) -> HouseRuleProfile:
+def profile(klaver: Cast, rules: HouseRules) -> HouseRuleProfile:
     found, _ = HouseRuleProfile.objects.get_or_create(
         club=klaver.club, rules_json=rules.to_json(), defaults={"name": f"House {next(ids)}"}
     )
     return found
 
 
-def open_slate(klaver: Club4, rules: HouseRules = KROEG, players: int = 4, **options: Any) -> Table:
+def open_slate(klaver: Cast, rules: HouseRules = KROEG, players: int = 4, **options: Any) -> Table:
     people = [klaver.anna, klaver.bram, klaver.cas, klaver.dirk]
     seated = [SlatePlayer(p.name, p.user) for p in people[:players]]
     seated += [SlatePlayer(f"Guest {n}") for n in range(players - len(seated))]
@@ -82,7 +83,7 @@ def refusal(table: Table, act: str, seat: int, **fields: Any) -> TableError:
     return raised.value
 
 
-def test_a_whole_kroeg_rubber_on_the_slate_counts_in_the_standings(klaver: Club4) -> None:
+def test_a_whole_kroeg_rubber_on_the_slate_counts_in_the_standings(klaver: Cast) -> None:
     table = open_slate(klaver)
     assert table.status == Table.Status.PLAYING and table.slate
     for _ in range(100):
@@ -113,7 +114,7 @@ def test_a_whole_kroeg_rubber_on_the_slate_counts_in_the_standings(klaver: Club4
 
 
 def test_toepen_replay_replays_every_stored_slate_record_to_its_stored_result(
-    klaver: Club4, tmp_path: Any
+    klaver: Cast, tmp_path: Any
 ) -> None:
     table = open_slate(klaver, SIWWESCHROOM, players=3)
     write(table, "knock", 1)
@@ -131,7 +132,7 @@ def test_toepen_replay_replays_every_stored_slate_record_to_its_stored_result(
     assert replayed == [hand.result for hand in hands]
 
 
-def test_a_siwweschroom_rubber_goes_on_to_the_last_one_standing(klaver: Club4) -> None:
+def test_a_siwweschroom_rubber_goes_on_to_the_last_one_standing(klaver: Cast) -> None:
     table = open_slate(klaver, SIWWESCHROOM, players=3)
     for _ in range(60):
         table.refresh_from_db()
@@ -146,7 +147,7 @@ def test_a_siwweschroom_rubber_goes_on_to_the_last_one_standing(klaver: Club4) -
     assert PlayedHand.objects.filter(rubber=rubber).count() == 7
 
 
-def test_a_repeated_id_is_applied_once(klaver: Club4) -> None:
+def test_a_repeated_id_is_applied_once(klaver: Cast) -> None:
     table = open_slate(klaver, SIWWESCHROOM, players=3)
     state = load_state(table)
     frame = {"act": "knock", "seat": 1, "hand": state.hand_name()}
@@ -157,7 +158,7 @@ def test_a_repeated_id_is_applied_once(klaver: Club4) -> None:
     assert ActionReceipt.objects.filter(action_id="same-id").count() == 1
 
 
-def test_every_refusal_says_why_and_changes_nothing(klaver: Club4) -> None:
+def test_every_refusal_says_why_and_changes_nothing(klaver: Cast) -> None:
     rules = HouseRules(folded_card_wins=False, max_knocks_per_player=1, voluntary_fold=True)
     table = open_slate(klaver, rules, players=4)
     state = load_state(table)
@@ -168,7 +169,7 @@ def test_every_refusal_says_why_and_changes_nothing(klaver: Club4) -> None:
     answer_everything(table)
     refused = refusal(table, "knock", 1)
     assert refused.code == "cannot_knock"
-    assert str(refused.message).startswith("bram: ")
+    assert str(refused.message).startswith("Bram: ")
     write(table, "fold", 3)
     assert refusal(table, "last_trick", 3).code == "cannot_end"
     assert refusal(table, "play", 0, card="10H").code == "bad_action"
@@ -193,7 +194,7 @@ def test_every_refusal_says_why_and_changes_nothing(klaver: Club4) -> None:
     assert ActionReceipt.objects.filter(action_id__in=["x1", "x2", "x3"]).count() == 0
 
 
-def test_a_challenge_must_say_what_the_cards_showed(klaver: Club4) -> None:
+def test_a_challenge_must_say_what_the_cards_showed(klaver: Cast) -> None:
     table = open_slate(klaver, HouseRules(), players=3)
     write(table, "exchange", 1)
     assert refusal(table, "challenge", 2, target=1).code == "bad_action"
@@ -206,7 +207,7 @@ def test_a_challenge_must_say_what_the_cards_showed(klaver: Club4) -> None:
     }
 
 
-def test_an_entry_for_a_slate_of_another_table_is_refused(klaver: Club4) -> None:
+def test_an_entry_for_a_slate_of_another_table_is_refused(klaver: Cast) -> None:
     table = open_slate(klaver, SIWWESCHROOM, players=3)
     other = open_slate(klaver, SIWWESCHROOM, players=3)
     Rubber.objects.filter(table=other).update(number=7)  # its hands are named "7/1"
@@ -215,7 +216,7 @@ def test_an_entry_for_a_slate_of_another_table_is_refused(klaver: Club4) -> None
     assert raised.value.code == "stale_hand"
 
 
-def test_keepers_are_whom_the_table_allows(klaver: Club4) -> None:
+def test_keepers_are_whom_the_table_allows(klaver: Cast) -> None:
     creator_only = open_slate(klaver, SIWWESCHROOM, players=3)
     members = open_slate(klaver, SIWWESCHROOM, players=3, keepers=SlateKeepers.MEMBERS)
     anyone = open_slate(klaver, SIWWESCHROOM, players=3, keepers=SlateKeepers.ANYONE)
@@ -227,7 +228,7 @@ def test_keepers_are_whom_the_table_allows(klaver: Club4) -> None:
     write(anyone, "knock", 1, user=eva)
 
 
-def test_undoing_and_redoing_a_whole_hand_gives_the_same_slate(klaver: Club4) -> None:
+def test_undoing_and_redoing_a_whole_hand_gives_the_same_slate(klaver: Cast) -> None:
     table = open_slate(klaver, KROEG, players=4)
     initial = Rubber.objects.get().lives
     entries = [("knock", 1, {}), ("stay", 2, {}), ("fold", 3, {}), ("stay", 0, {})]
@@ -256,7 +257,7 @@ def test_undoing_and_redoing_a_whole_hand_gives_the_same_slate(klaver: Club4) ->
     assert first.result == result and Rubber.objects.get().lives == lives
 
 
-def test_undo_reopens_the_hand_that_ended_the_rubber(klaver: Club4) -> None:
+def test_undo_reopens_the_hand_that_ended_the_rubber(klaver: Cast) -> None:
     table = open_slate(klaver, HouseRules(starting_lives=1, min_players=2), players=2)
     finish_hand_won_by(table, 0)
     table.refresh_from_db()
@@ -274,7 +275,7 @@ def test_undo_reopens_the_hand_that_ended_the_rubber(klaver: Club4) -> None:
 # -- the slate's websocket -------------------------------------------------------------------
 
 
-async def slate_phone(person: Person, code: str) -> Phone:
+async def slate_phone(person: Persona, code: str) -> Phone:
     communicator = WebsocketCommunicator(
         application,
         f"/ws/slates/{code}/",
@@ -307,7 +308,7 @@ def slate_attrs(html: str) -> dict[str, str]:
     return dict(re.findall(r'data-([a-z-]+)="([^"]*)"', match.group(1)))
 
 
-async def test_two_phones_keep_one_slate_and_a_follower_only_watches(klaver: Club4) -> None:
+async def test_two_phones_keep_one_slate_and_a_follower_only_watches(klaver: Cast) -> None:
     table = await database_sync_to_async(open_slate)(
         klaver, SIWWESCHROOM, players=3, keepers=SlateKeepers.MEMBERS
     )
@@ -324,7 +325,7 @@ async def test_two_phones_keep_one_slate_and_a_follower_only_watches(klaver: Clu
     await eva.drain()
     versions = {slate_attrs(last_view(p))["version"] for p in (anna, bram, eva)}
     assert len(versions) == 1
-    assert "bram knocks" in last_view(eva) and "cas stays" in last_view(eva)
+    assert "Bram knocks" in last_view(eva) and "Cas stays" in last_view(eva)
     await eva.send({"act": "stay", "seat": 0, "hand": hand, "id": "e-1"})
     refused = await eva.receive()
     assert 'data-code="not_keeper"' in refused and 'data-id="e-1"' in refused
@@ -338,7 +339,7 @@ async def test_two_phones_keep_one_slate_and_a_follower_only_watches(klaver: Clu
         await phone.close()
 
 
-async def test_a_slate_socket_to_a_dealt_table_is_closed_as_not_found(klaver: Club4) -> None:
+async def test_a_slate_socket_to_a_dealt_table_is_closed_as_not_found(klaver: Cast) -> None:
     table = await database_sync_to_async(tables.create_table)(
         club=klaver.club, user=klaver.anna.user
     )

@@ -15,7 +15,7 @@ from games.models import RubberPlayer, Table
 from games.services import tables
 from games.services.history import standings
 from games.services.state import Holder
-from tests.live.conftest import Club4
+from tests.personas import Cast
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -30,7 +30,7 @@ def play_out(table: Table) -> None:
 
 
 def test_standings_sum_each_members_rubbers_including_those_played_as_a_guest(
-    klaver: Club4,
+    klaver: Cast,
 ) -> None:
     profile = HouseRuleProfile.objects.create(
         club=klaver.club, name="quick", rules_json=HouseRules(starting_lives=2).to_json()
@@ -51,8 +51,8 @@ def test_standings_sum_each_members_rubbers_including_those_played_as_a_guest(
     play_out(table)
 
     rows = {row.member: row for row in standings(klaver.club)}
-    assert set(rows) == {"anna", "bram"}
-    for name, seat in (("anna", 0), ("bram", 1)):
+    assert set(rows) == {"Anna", "Bram"}
+    for name, seat in (("Anna", 0), ("Bram", 1)):
         played = RubberPlayer.objects.filter(rubber__table=table, seat=seat)
         assert rows[name].rubbers == 2
         assert rows[name].lives_lost == sum(p.lives_lost for p in played)
@@ -60,7 +60,7 @@ def test_standings_sum_each_members_rubbers_including_those_played_as_a_guest(
     assert sum(p.lost for p in RubberPlayer.objects.filter(rubber__table=table)) >= 2
 
 
-def test_the_club_page_lists_its_tables_and_standings_to_members_only(klaver: Club4) -> None:
+def test_the_club_page_lists_its_tables_and_standings_to_members_only(klaver: Cast) -> None:
     table = tables.create_table(
         club=klaver.club,
         user=klaver.anna.user,

@@ -12,18 +12,18 @@ from games.models import Rubber, Seat, Table
 from games.services import tables
 from games.services.history import open_tables, standings
 from games.services.tables import TableError
-from tests.live.conftest import Club4, member
-from tests.live.test_away import play_out_the_hand, step
-from tests.live.test_table_services import four_people_table, holder, people, state_of
+from tests.personas import Cast, member
+from tests.services.test_away import play_out_the_hand, step
+from tests.tables import four_people_table, people, state_of
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def test_a_player_gets_up_between_hands_and_a_computer_player_plays_her_seat_out(
-    klaver: Club4,
+    klaver: Cast,
 ) -> None:
     table = four_people_table(klaver)
-    bram = holder(people(klaver)[1])
+    bram = people(klaver)[1].holder
     with pytest.raises(TableError) as refused:
         tables.leave_seat(table.pk, 1, bram)
     assert refused.value.code == "hand_under_way"
@@ -36,20 +36,20 @@ def test_a_player_gets_up_between_hands_and_a_computer_player_plays_her_seat_out
     assert state_of(table).hand_row.number == 2
 
 
-def test_between_rubbers_a_seat_given_up_is_free(klaver: Club4) -> None:
+def test_between_rubbers_a_seat_given_up_is_free(klaver: Cast) -> None:
     table = tables.create_table(
         club=klaver.club,
         user=klaver.anna.user,
         bots={2: "easy", 3: "easy"},
         holder_key=klaver.anna.holder_key,
     )
-    tables.take_seat(table.pk, 1, holder(klaver.bram), "Bram")
-    tables.leave_seat(table.pk, 1, holder(klaver.bram))
+    tables.take_seat(table.pk, 1, klaver.bram.holder, "Bram")
+    tables.leave_seat(table.pk, 1, klaver.bram.holder)
     assert Seat.objects.get(table=table, index=1).is_free
 
 
 def test_the_creator_or_a_club_admin_closes_a_table_and_its_unfinished_rubber_counts_nowhere(
-    klaver: Club4,
+    klaver: Cast,
 ) -> None:
     table = four_people_table(klaver)  # opened by Anna, an admin
     with pytest.raises(TableError) as refused:
@@ -62,23 +62,23 @@ def test_the_creator_or_a_club_admin_closes_a_table_and_its_unfinished_rubber_co
     assert Rubber.objects.get(table=table).abandoned
     assert not tables.fire_deadline(table.pk, timezone.now() + timedelta(hours=1))
     with pytest.raises(TableError):
-        tables.take_seat(table.pk, 0, holder(klaver.anna), "Anna")
+        tables.take_seat(table.pk, 0, klaver.anna.holder, "Anna")
     assert table not in open_tables(klaver.club)
     assert all(s.rubbers == 0 for s in standings(klaver.club))
 
 
-def test_an_admin_who_did_not_open_the_table_may_close_it(klaver: Club4) -> None:
+def test_an_admin_who_did_not_open_the_table_may_close_it(klaver: Cast) -> None:
     from clubs.models import Membership
 
     table = tables.create_table(
         club=klaver.club, user=klaver.bram.user, holder_key=klaver.bram.holder_key
     )
-    femke = member(klaver.club, "femke", Membership.Role.ADMIN)
-    tables.close_table(table.pk, femke.user)
+    hanna = member(klaver.club, "hanna", Membership.Role.ADMIN)
+    tables.close_table(table.pk, hanna.user)
     assert Table.objects.get(pk=table.pk).status == Table.Status.CLOSED
 
 
-def test_a_finished_table_leaves_the_front_page_after_an_hour(klaver: Club4) -> None:
+def test_a_finished_table_leaves_the_front_page_after_an_hour(klaver: Cast) -> None:
     table = four_people_table(klaver)
     Table.objects.filter(pk=table.pk).update(status=Table.Status.RUBBER_OVER)
     assert [t.pk for t in open_tables(klaver.club)] == [table.pk]

@@ -8,7 +8,7 @@ from datetime import timedelta
 from django.utils import timezone
 
 from games.view.context import Viewer, build_context, render_view
-from tests.live.test_markup import _state
+from tests.view.test_html import _state
 
 
 def shown_seat(state, viewer: Viewer) -> tuple[int | None, int | None]:

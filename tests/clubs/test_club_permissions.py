@@ -1,5 +1,5 @@
-"""Who may see and do what in a club: Anna the admin, Bram the member, Cas the non-member,
-Dirk who waits to be accepted, Guus the guest and an anonymous visitor."""
+"""Who may see and do what in a club: Anna the admin, Bram the member, Eva the non-member,
+Femke who waits to be accepted, Guus the guest and an anonymous visitor."""
 
 import pytest
 from django.test import Client
@@ -21,7 +21,7 @@ def test_the_admin_sees_the_club_page_with_its_controls(club, anna_client):
     assert "De Gouden Klaver" in page
     assert "Bram" in page
     assert "Invite members" in page
-    assert "Dirk" in page  # waiting to be accepted: only admins see that
+    assert "Femke" in page  # waiting to be accepted: only admins see that
 
 
 def test_a_member_sees_members_profiles_tables_and_standings_but_no_admin_controls(
@@ -34,10 +34,10 @@ def test_a_member_sees_members_profiles_tables_and_standings_but_no_admin_contro
         assert section in page
     assert "Anna" in page and "Classic" in page
     assert "Invite members" not in page
-    assert "Dirk" not in page
+    assert "Femke" not in page
 
 
-@pytest.mark.parametrize("persona", ["cas_client", "dirk_client"])
+@pytest.mark.parametrize("persona", ["eva_client", "femke_client"])
 def test_a_non_member_gets_404_on_the_club_page(club, persona, request):
     response = request.getfixturevalue(persona).get(club_url(club))
     assert response.status_code == 404
@@ -63,21 +63,21 @@ ADMIN_GETS = [
 
 @pytest.mark.parametrize(("name", "args"), ADMIN_GETS)
 def test_admin_pages_open_for_the_admin_only(
-    club, anna_client, bram_client, cas_client, name, args
+    club, anna_client, bram_client, eva_client, name, args
 ):
     url = club_url(club, name, *args)
     assert anna_client.get(url).status_code == 200
     assert bram_client.get(url).status_code == 403
-    assert cas_client.get(url).status_code == 404
+    assert eva_client.get(url).status_code == 404
     assert Client().get(url).status_code == 404
 
 
-def admin_posts(club, bram, dirk):
+def admin_posts(club, bram, femke):
     profile = club.profiles.get()
     bram_m = Membership.objects.get(club=club, user=bram)
-    dirk_m = Membership.objects.get(club=club, user=dirk)
+    femke_m = Membership.objects.get(club=club, user=femke)
     return [
-        (club_url(club, "clubs:member_accept", dirk_m.pk), {}),
+        (club_url(club, "clubs:member_accept", femke_m.pk), {}),
         (club_url(club, "clubs:member_remove", bram_m.pk), {}),
         (club_url(club, "clubs:member_role", bram_m.pk), {"role": "admin"}),
         (club_url(club, "clubs:invitations"), {"days": "7"}),
@@ -97,27 +97,27 @@ def club_state(club):
     )
 
 
-def test_a_member_can_change_nothing_an_admin_may(club, bram, dirk, bram_client):
+def test_a_member_can_change_nothing_an_admin_may(club, bram, femke, bram_client):
     before = club_state(club)
-    for url, data in admin_posts(club, bram, dirk):
+    for url, data in admin_posts(club, bram, femke):
         assert bram_client.post(url, data).status_code == 403, url
     assert club_state(club) == before
 
 
-@pytest.mark.parametrize("persona", ["cas_client", "guest_client", "anonymous_client"])
+@pytest.mark.parametrize("persona", ["eva_client", "guest_client", "anonymous_client"])
 def test_outsiders_get_404_for_every_admin_action_and_change_nothing(
-    club, bram, dirk, persona, request
+    club, bram, femke, persona, request
 ):
     client = request.getfixturevalue(persona)
     before = club_state(club)
-    for url, data in admin_posts(club, bram, dirk):
+    for url, data in admin_posts(club, bram, femke):
         assert client.post(url, data).status_code == 404, url
     assert club_state(club) == before
 
 
-def test_state_changes_refuse_get(club, bram, dirk, anna_client):
+def test_state_changes_refuse_get(club, bram, femke, anna_client):
     before = club_state(club)
-    for url, _data in admin_posts(club, bram, dirk):
+    for url, _data in admin_posts(club, bram, femke):
         if "/profiles/" in url and not url.endswith(("delete/",)):
             continue  # those pages show a form on GET
         if url.endswith("/invitations/"):
@@ -127,14 +127,14 @@ def test_state_changes_refuse_get(club, bram, dirk, anna_client):
     assert club_state(club) == before
 
 
-def test_posts_without_a_csrf_token_are_refused(club, anna, dirk):
+def test_posts_without_a_csrf_token_are_refused(club, anna, femke):
     client = Client(enforce_csrf_checks=True)
     client.force_login(anna)
-    dirk_m = Membership.objects.get(club=club, user=dirk)
-    response = client.post(club_url(club, "clubs:member_accept", dirk_m.pk))
+    femke_m = Membership.objects.get(club=club, user=femke)
+    response = client.post(club_url(club, "clubs:member_accept", femke_m.pk))
     assert response.status_code == 403
-    dirk_m.refresh_from_db()
-    assert dirk_m.status == Membership.Status.PENDING
+    femke_m.refresh_from_db()
+    assert femke_m.status == Membership.Status.PENDING
 
 
 def test_a_member_reads_and_exports_a_profile_but_cannot_edit_it(club, bram_client):
@@ -148,14 +148,14 @@ def test_a_member_reads_and_exports_a_profile_but_cannot_edit_it(club, bram_clie
     assert export.json()["rules"]["starting_lives"] == 10
 
 
-def test_a_non_member_cannot_read_or_export_a_profile(club, cas_client):
+def test_a_non_member_cannot_read_or_export_a_profile(club, eva_client):
     profile = club.profiles.get()
-    assert cas_client.get(club_url(club, "clubs:profile", profile.pk)).status_code == 404
-    assert cas_client.get(club_url(club, "clubs:profile_export", profile.pk)).status_code == 404
+    assert eva_client.get(club_url(club, "clubs:profile", profile.pk)).status_code == 404
+    assert eva_client.get(club_url(club, "clubs:profile_export", profile.pk)).status_code == 404
 
 
-def test_a_profile_of_another_club_is_not_found_through_this_one(club, anna_client, cas):
-    other = HouseRuleProfile.objects.get(club__memberships__user=cas)
+def test_a_profile_of_another_club_is_not_found_through_this_one(club, anna_client, eva):
+    other = HouseRuleProfile.objects.get(club__memberships__user=eva)
     assert anna_client.get(club_url(club, "clubs:profile", other.pk)).status_code == 404
 
 

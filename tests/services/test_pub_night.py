@@ -15,7 +15,8 @@ from games.models import Table
 from games.services import tables
 from games.services.state import Holder
 from games.services.tables import TableError
-from tests.live.conftest import Club4, seat_people
+from tests.personas import Cast
+from tests.tables import seat_people
 
 pytestmark = pytest.mark.django_db
 
@@ -24,7 +25,7 @@ def holder(person) -> Holder:
     return Holder(user_id=person.user.pk, key=person.holder_key)
 
 
-def table_of_three(klaver: Club4, rules: HouseRules, start: bool = True) -> Table:
+def table_of_three(klaver: Cast, rules: HouseRules, start: bool = True) -> Table:
     profile = HouseRuleProfile.objects.create(
         club=klaver.club, name="pub rules", rules_json=rules.to_json()
     )
@@ -49,7 +50,7 @@ FOLDING = HouseRules(exchange=False, voluntary_fold=True, response_order="sequen
 
 
 def test_a_fold_before_ones_answer_is_due_is_refused_for_the_answers_awaited(
-    klaver: Club4,
+    klaver: Cast,
 ) -> None:
     table = table_of_three(klaver, FOLDING)
     act(table, klaver.bram, 1, act="knock")  # cas answers first, then anna
@@ -60,7 +61,7 @@ def test_a_fold_before_ones_answer_is_due_is_refused_for_the_answers_awaited(
 
 
 def test_a_fold_after_ones_own_answer_is_refused_for_the_answers_still_awaited(
-    klaver: Club4,
+    klaver: Cast,
 ) -> None:
     table = table_of_three(klaver, FOLDING)
     act(table, klaver.cas, 2, act="knock")  # anna answers first, then bram
@@ -71,7 +72,7 @@ def test_a_fold_after_ones_own_answer_is_refused_for_the_answers_still_awaited(
     assert str(after.value.message) == "Wait: answers to the knock come first."
 
 
-def test_an_answer_out_of_turn_is_refused_for_the_answers_before_it(klaver: Club4) -> None:
+def test_an_answer_out_of_turn_is_refused_for_the_answers_before_it(klaver: Cast) -> None:
     table = table_of_three(klaver, FOLDING)
     act(table, klaver.bram, 1, act="knock")
     with pytest.raises(TableError) as early:
@@ -91,7 +92,7 @@ def signed_in(person) -> Client:
     return client
 
 
-def test_a_player_who_did_not_open_the_table_starts_the_next_rubber(klaver: Club4) -> None:
+def test_a_player_who_did_not_open_the_table_starts_the_next_rubber(klaver: Cast) -> None:
     table = table_of_three(klaver, HouseRules(), start=False)
     page = signed_in(klaver.bram).get(f"/t/{table.code}/").content.decode()
     assert "Start the rubber" in page
@@ -100,7 +101,7 @@ def test_a_player_who_did_not_open_the_table_starts_the_next_rubber(klaver: Club
     assert Table.objects.get(pk=table.pk).status == Table.Status.PLAYING
 
 
-def test_a_guest_at_the_table_starts_the_rubber(klaver: Club4) -> None:
+def test_a_guest_at_the_table_starts_the_rubber(klaver: Cast) -> None:
     table = tables.create_table(
         club=klaver.club, user=klaver.anna.user, seat_count=3, holder_key=klaver.anna.holder_key
     )
@@ -111,7 +112,7 @@ def test_a_guest_at_the_table_starts_the_rubber(klaver: Club4) -> None:
     assert Table.objects.get(pk=table.pk).status == Table.Status.PLAYING
 
 
-def test_a_refused_start_from_the_live_page_comes_back_as_the_refusal_box(klaver: Club4) -> None:
+def test_a_refused_start_from_the_live_page_comes_back_as_the_refusal_box(klaver: Cast) -> None:
     table = tables.create_table(
         club=klaver.club, user=klaver.anna.user, seat_count=3, holder_key=klaver.anna.holder_key
     )
@@ -124,7 +125,7 @@ def test_a_refused_start_from_the_live_page_comes_back_as_the_refusal_box(klaver
     assert Table.objects.get(pk=table.pk).status == Table.Status.WAITING
 
 
-def test_a_stranger_cannot_start_a_rubber(klaver: Club4) -> None:
+def test_a_stranger_cannot_start_a_rubber(klaver: Cast) -> None:
     table = table_of_three(klaver, HouseRules(), start=False)
     response = Client().post(f"/t/{table.code}/start/", HTTP_HX_REQUEST="true")
     assert "Only the players at the table start a rubber." in response.content.decode()
@@ -134,7 +135,7 @@ def test_a_stranger_cannot_start_a_rubber(klaver: Club4) -> None:
 # -- a table with no seat for the visitor -------------------------------------------------------
 
 
-def running_table(klaver: Club4, **kwargs) -> Table:
+def running_table(klaver: Cast, **kwargs) -> Table:
     table = tables.create_table(
         club=klaver.club,
         user=klaver.anna.user,
@@ -148,7 +149,7 @@ def running_table(klaver: Club4, **kwargs) -> Table:
 
 
 def test_a_guest_with_a_running_tables_code_is_told_it_runs_and_that_members_may_watch(
-    klaver: Club4,
+    klaver: Cast,
 ) -> None:
     table = running_table(klaver)
     response = Client().get(f"/t/{table.code}/")
@@ -156,17 +157,17 @@ def test_a_guest_with_a_running_tables_code_is_told_it_runs_and_that_members_may
     page = response.content.decode()
     assert "A rubber is being played at this table" in page
     assert f'href="/accounts/login/?next=/t/{table.code}/"' in page
-    assert klaver.club.name not in page and "anna" not in page and "table-live" not in page
+    assert klaver.club.name not in page and "Anna" not in page and "table-live" not in page
 
 
-def test_a_member_of_another_club_is_told_only_members_watch(klaver: Club4) -> None:
+def test_a_member_of_another_club_is_told_only_members_watch(klaver: Cast) -> None:
     table = running_table(klaver)
     page = signed_in(klaver.eva).get(f"/t/{table.code}/").content.decode()
     assert "Only members of its club may watch it." in page
-    assert "Sign in to watch" not in page and "anna" not in page
+    assert "Sign in to watch" not in page and "Anna" not in page
 
 
-def test_a_member_is_told_when_a_table_lets_nobody_watch(klaver: Club4) -> None:
+def test_a_member_is_told_when_a_table_lets_nobody_watch(klaver: Cast) -> None:
     table = running_table(klaver, allow_spectators=False)
     page = signed_in(klaver.bram).get(f"/t/{table.code}/").content.decode()
     assert "This table does not let others watch." in page
@@ -174,7 +175,7 @@ def test_a_member_is_told_when_a_table_lets_nobody_watch(klaver: Club4) -> None:
     assert "Sign in to watch" not in guest
 
 
-def test_a_full_waiting_table_says_it_is_full(klaver: Club4) -> None:
+def test_a_full_waiting_table_says_it_is_full(klaver: Cast) -> None:
     table = tables.create_table(
         club=klaver.club,
         user=klaver.anna.user,
@@ -186,14 +187,14 @@ def test_a_full_waiting_table_says_it_is_full(klaver: Club4) -> None:
     assert "This table is full." in page
 
 
-def test_an_unknown_code_is_still_not_found(klaver: Club4) -> None:
+def test_an_unknown_code_is_still_not_found(klaver: Cast) -> None:
     assert Client().get("/t/ZZZZZZ/").status_code == 404
 
 
 # -- a guest types a code -----------------------------------------------------------------------
 
 
-def test_the_start_page_and_every_header_offer_the_code_form(klaver: Club4) -> None:
+def test_the_start_page_and_every_header_offer_the_code_form(klaver: Cast) -> None:
     home = Client().get("/").content.decode()
     assert 'action="/play/"' in home and 'name="code"' in home
     assert 'href="/accounts/guest/?next=/play/"' in home
@@ -203,7 +204,7 @@ def test_the_start_page_and_every_header_offer_the_code_form(klaver: Club4) -> N
 # -- computer players' names ---------------------------------------------------------------------
 
 
-def test_computer_players_have_short_names_that_fit_the_player_strip(klaver: Club4) -> None:
+def test_computer_players_have_short_names_that_fit_the_player_strip(klaver: Cast) -> None:
     table = tables.create_table(
         club=klaver.club,
         user=klaver.anna.user,
