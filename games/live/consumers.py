@@ -96,17 +96,20 @@ class TableConsumer(DirectDispatch, AsyncWebsocketConsumer):
         self.table_id, access = found
         self.seats, self.may_watch = access.seats, access.may_watch
         self.can_start, self.can_close = access.can_start, access.can_close
-        # One browser session holds a bounded number of sockets (games/throttle.py): each one
-        # is a view rendered on every change. Past it, the phone is told why, with 4429.
+        await self.come_in()
+
+    async def come_in(self) -> None:
+        """Join this process's hub and send the phone its view. One browser session holds a
+        bounded number of sockets (games/throttle.py): each one is a view rendered on every
+        change. Past it, the phone is told why, with 4429."""
         self.socket_slot = await throttle.take_socket_slot(self.scope)
+        await self.accept()
         if self.socket_slot is None:
-            await self.accept()
             await self.send_error(
                 _("This browser has too many table pages open: close one, then reload.")
             )
             await self.close(code=CLOSE_FLOOD)
             return
-        await self.accept()
         clock.ensure_started()
         self.hub = hub.get()
         await self.hub.join(self)

@@ -20,10 +20,7 @@ from channels.db import database_sync_to_async
 from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 
-from games import throttle
-from games.live import clock, hub
 from games.live.consumers import (
-    CLOSE_FLOOD,
     CLOSE_NOT_FOUND,
     TableConsumer,
     _holder_from_scope,
@@ -59,16 +56,7 @@ class SlateConsumer(TableConsumer):
         self.table_id, self.can_keep = found
         # The code is what lets a phone follow a slate: it holds no seat, watches by the code.
         self.seats, self.may_watch, self.can_start, self.can_close = (), True, False, False
-        self.socket_slot = await throttle.take_socket_slot(self.scope)
-        if self.socket_slot is None:
-            await self.accept()
-            await self.close(code=CLOSE_FLOOD)
-            return
-        await self.accept()
-        clock.ensure_started()
-        self.hub = hub.get()
-        await self.hub.join(self)
-        await self.send_view()
+        await self.come_in()
 
     async def handle_frame(self, frame: dict[str, Any]) -> None:
         kind = frame.get("type", "action")

@@ -207,16 +207,17 @@ def create_table(
             seat_count=seat_count,
             allow_spectators=allow_spectators,
         )
+        # The table's first version: its seats, the opener's among them. Every later change
+        # goes through `_change`.
+        seated = take_seat if holder_key else None
         for index in range(seat_count):
             level = bots.get(index, "")
-            Seat.objects.create(
-                table=table,
-                index=index,
-                bot_level=level,
-                name=_bot_name(index) if level else "",
-            )
-        if take_seat is not None and holder_key:
-            _seat_person(table, take_seat, Holder(user_id=user.pk, key=holder_key), str(user))
+            seat = Seat(table=table, index=index, bot_level=level)
+            seat.name = _bot_name(index) if level else ""
+            if index == seated:
+                seat.holder_key, seat.user, seat.name = holder_key, user, str(user)
+                seat.last_seen = timezone.now()
+            seat.save()
     return table
 
 
@@ -227,19 +228,6 @@ def _bot_name(index: int) -> str:
     """A short first name: it must fit the player strip of a small phone, and the strip says
     that it is a computer player."""
     return BOT_NAMES[index % len(BOT_NAMES)]
-
-
-def _seat_person(table: Table, index: int, holder: Holder, name: str) -> Seat:
-    seat = Seat.objects.select_for_update().get(table=table, index=index)
-    if not seat.is_free:
-        raise TableError("seat_taken", _("That seat is taken."))
-    seat.holder_key = holder.key
-    seat.user_id = holder.user_id
-    seat.guest_id = holder.guest_id
-    seat.name = name
-    seat.last_seen = timezone.now()
-    seat.save()
-    return seat
 
 
 def take_seat(table_id: int, index: int, holder: Holder, name: str) -> int:
@@ -463,13 +451,10 @@ def _deal(state: TableState, now: datetime) -> bool:
     rubber = state.engine_rubber()
     # Every hand dealt while she buys a round, she loses no lives (rules.md 3.8).
     hand = rubber.deal(immune=buying)
+    # After the rubber's latest hand, as load_state reads it; the first of a new rubber.
     last = state.hand_row
-    if last is not None and last.rubber_id == state.rubber.pk:
-        number = last.number + 1  # the rubber's latest hand, as load_state reads it
-    elif state.rubber.pk is None:
-        number = 1  # a new rubber
-    else:
-        number = PlayedHand.objects.filter(rubber=state.rubber).count() + 1
+    ongoing = last is not None and state.rubber.pk is not None
+    number = last.number + 1 if ongoing and last.rubber_id == state.rubber.pk else 1
     row = PlayedHand(
         rubber=state.rubber, number=number, seats=list(rubber.hand_seats), record=hand.record()
     )
