@@ -43,7 +43,7 @@ def play(
     from accounts.models import User
     from games.engine import observe
     from games.live.consumers import TableConsumer
-    from games.models import Table
+    from games.models import Seat, Table
     from games.services import tables
     from games.services.snapshots import view_state
     from games.services.state import Holder
@@ -80,7 +80,10 @@ def play(
             tables.start_rubber(table_id, User.objects.get(pk=holders[table_id, 0].user_id))
             continue
         if hand is None or hand.complete or not hand.due():
-            tables.fire_deadline(table_id, timezone.now() + timedelta(hours=1))
+            # The next deal, its players still at the table (a table nobody is at pauses).
+            later = timezone.now() + timedelta(hours=1)
+            Seat.objects.filter(table_id=table_id).update(last_seen=later)
+            tables.fire_deadline(table_id, later)
             continue
         hand_seat = hand.due()[0]
         seat = state.table_seat(hand_seat)

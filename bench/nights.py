@@ -263,7 +263,7 @@ def rubber_ends(data: dict[str, Any], rubbers: int, rng: random.Random) -> dict[
 
     from clubs.models import Membership
     from games.engine import observe
-    from games.models import Table
+    from games.models import Seat, Table
     from games.services import tables as games_services
     from games.services.signals import rubber_finished
     from games.services.snapshots import load_state
@@ -322,7 +322,10 @@ def rubber_ends(data: dict[str, Any], rubbers: int, rng: random.Random) -> dict[
                     break
                 hand = state.hand
                 if hand is None or hand.complete or not hand.due():
-                    games_services.fire_deadline(table.pk, timezone.now() + timedelta(hours=1))
+                    # The next deal, its players still at the table (else it would pause).
+                    later = timezone.now() + timedelta(hours=1)
+                    Seat.objects.filter(table=table).update(last_seen=later)
+                    games_services.fire_deadline(table.pk, later)
                     continue
                 hand_seat = hand.due()[0]
                 seat = state.table_seat(hand_seat)

@@ -94,6 +94,9 @@ class Table(models.Model):
     bots_offered = models.JSONField(_("computer players asked"), default=list, blank=True)
     # When the answers now awaited fell due: the start of a simultaneous answer window.
     awaiting_since = models.DateTimeField(_("answers due since"), null=True, blank=True)
+    # Nobody is at the table (every player's phone gone or away): its clock waits for someone
+    # to come back, and a table paused too long is closed (games/engine/table.py, `plan`).
+    paused = models.BooleanField(_("paused"), default=False)
     # Played with real cards: the app keeps only the slate (rules.md 3.9, games/services/slate.py).
     slate = models.BooleanField(_("slate table"), default=False)
     slate_keepers = models.CharField(

@@ -9,15 +9,17 @@ import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
+from django.utils import timezone
 
 from clubs.models import HouseRuleProfile
 from games.engine import HouseRules
-from games.models import Table
+from games.models import Seat, Table
 from games.services import tables
 from games.services.snapshots import load_state
 from tests.personas import Cast, Persona, short_rubbers
@@ -162,3 +164,14 @@ def play_a_card(klaver: Cast, table: Table, action_id: str):
     payload = {"act": "play", "card": card.to_json()["card"]}
     outcome = tables.act(table.pk, people(klaver)[seat].holder, seat, payload, action_id)
     return before, outcome
+
+
+def clock_plays(table_id: int, at: datetime | None = None) -> bool:
+    """The table's clock at `at` (an hour after its last change, or from now, unless given),
+    with every player's phone heard then: what is due happens as at a table whose players' turn
+    clocks ran out, not as at a table nobody is at (which pauses). True when it changed."""
+    if at is None:
+        changed = Table.objects.get(pk=table_id).changed_at
+        at = max(changed, timezone.now()) + timedelta(hours=1)
+    Seat.objects.filter(table_id=table_id).update(last_seen=at)
+    return tables.fire_deadline(table_id, at)

@@ -119,14 +119,19 @@ class Pace:
     grace: float = 30.0  # a dropped phone keeps its seat this long before the table plays for it
     bot: float = 1.0  # computer players act after this pause, so people can follow
     between_hands: float = 5.0  # the end of a hand stays on the screen this long
+    abandon: float = 3 * 3600.0  # a table paused this long is closed, its rubber abandoned
 
 
 @dataclass(frozen=True)
 class Seat:
-    """A table seat as the clock sees it."""
+    """A table seat as the clock sees it: a computer player's, or a person's (`person`: held by
+    someone's phone, last heard from at `last_seen`; `back`: back from buying a round, dealt in
+    again at the next deal)."""
 
     bot: bool = False
     last_seen: datetime | None = None
+    person: bool = True
+    back: bool = False
 
 
 @dataclass(frozen=True)
@@ -146,14 +151,43 @@ class Moment:
     awaiting_since: datetime | None = None
     # Per table seat: "" (here), "break" or "round" (rules.md 3.8); empty: nobody away.
     away: Sequence[str] = ()
+    # Nobody was at the table: the clock waits for someone to come back.
+    paused: bool = False
 
     def is_away(self, table_seat: int) -> bool:
         return bool(self.away) and bool(self.away[table_seat])
 
+    def nobody_here_from(self, pace: Pace) -> datetime | None:
+        """From when nobody is at the table, unless a phone is heard again: the last moment a
+        player who is not away still counts as here (her phone's grace), or at once when every
+        player is away. None at a table no person plays at (computer players alone, or a slate,
+        whose players have no phones of their own)."""
+        people = [i for i, seat in enumerate(self.seats) if seat.person and not seat.bot]
+        if not people:
+            return None
+        grace = timedelta(seconds=pace.grace)
+        here = [
+            (self.seats[i].last_seen or self.changed_at) + grace
+            for i in people
+            if not self.is_away(i) or self.seats[i].back
+        ]
+        return max(here) if here else self.changed_at + timedelta(seconds=pace.bot)
+
 
 # What a step is; a "bot_offer" asks a computer player that is not due whether it knocks,
-# announces or folds out of turn.
-STEP_KINDS = ("deal", "close_laundry", "close_answers", "bot_laundry", "bot", "bot_offer", "auto")
+# announces or folds out of turn; "pause" stops the clock when nobody is at the table, and
+# "abandon" closes a table paused for too long.
+STEP_KINDS = (
+    "deal",
+    "close_laundry",
+    "close_answers",
+    "bot_laundry",
+    "bot",
+    "bot_offer",
+    "auto",
+    "pause",
+    "abandon",
+)
 BOT_STEPS = frozenset({"bot", "bot_laundry", "bot_offer"})
 
 
@@ -168,10 +202,24 @@ class Step:
 
 def plan(table: Moment, pace: Pace, now: datetime) -> list[Step]:
     """Everything the table will do by itself, each with its moment: one source for both the
-    stored deadline and carrying it out, so the two can never disagree."""
-    hand = table.hand
+    stored deadline and carrying it out, so the two can never disagree.
+
+    A table nobody is at does nothing for its absent players: it pauses when the last of them
+    goes (her phone silent past its grace, or away), before anything it would do from then on,
+    and waits. Paused for `pace.abandon`, it is closed."""
     if not table.playing:
         return []
+    if table.paused:
+        return [Step(table.changed_at + timedelta(seconds=pace.abandon), "abandon")]
+    steps = _steps(table, pace, now)
+    gone = table.nobody_here_from(pace)
+    if not steps or gone is None:
+        return steps
+    return [step for step in steps if step.when < gone] + [Step(gone, "pause")]
+
+
+def _steps(table: Moment, pace: Pace, now: datetime) -> list[Step]:
+    hand = table.hand
     changed = table.changed_at
     bot_at = changed + timedelta(seconds=pace.bot)
     if hand is None or hand.complete:

@@ -28,7 +28,7 @@ from accounts.guests import SESSION_KEY as GUEST_SESSION_KEY
 from games import throttle
 from games.live import clock, hub
 from games.models import Table
-from games.services import store, tables
+from games.services import tables
 from games.services.access import Access, table_access
 from games.services.snapshots import read_state, view_state
 from games.services.state import Holder, TableState
@@ -114,7 +114,7 @@ class TableConsumer(DirectDispatch, AsyncWebsocketConsumer):
         self.hub = hub.get()
         await self.hub.join(self)
         if self.seats:
-            await database_sync_to_async(store.mark_seen)(self.table_id, self.holder)
+            await database_sync_to_async(tables.arrive)(self.table_id, self.holder)
         await self.send_view()
 
     async def disconnect(self, code: int) -> None:

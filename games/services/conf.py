@@ -26,6 +26,8 @@ DEFAULTS = {
     "TOEPEN_BOT_SECONDS": 1.0,
     # The end of a hand stays on the screen this long before the next deal.
     "TOEPEN_BETWEEN_HANDS_SECONDS": 5.0,
+    # A table nobody is at pauses; paused this long, it is closed and its rubber abandoned.
+    "TOEPEN_ABANDON_SECONDS": 3 * 3600.0,
 }
 
 
@@ -36,6 +38,7 @@ def pace() -> Pace:
         grace=seconds("TOEPEN_GRACE_SECONDS"),
         bot=seconds("TOEPEN_BOT_SECONDS"),
         between_hands=seconds("TOEPEN_BETWEEN_HANDS_SECONDS"),
+        abandon=seconds("TOEPEN_ABANDON_SECONDS"),
     )
 
 

@@ -138,7 +138,16 @@ class TableState:
         return table_rules.Moment(
             hand=self.hand,
             hand_seats=self.hand_seats,
-            seats=[table_rules.Seat(bool(s.bot_level), s.last_seen) for s in self.seats],
+            seats=[
+                table_rules.Seat(
+                    bot=bool(s.bot_level),
+                    last_seen=s.last_seen,
+                    # A slate's players have no phones: one keeps the slate for all.
+                    person=bool(s.holder_key) and not s.bot_level and not table.slate,
+                    back=s.back_at_deal,
+                )
+                for s in self.seats
+            ],
             changed_at=table.changed_at,
             playing=table.status == Table.Status.PLAYING and self.rubber is not None,
             rubber_over=self.rubber is not None and self.rubber.over,
@@ -147,6 +156,7 @@ class TableState:
             bots_offered=table.bots_offered,
             awaiting_since=table.awaiting_since,
             away=[seat.away for seat in self.seats],
+            paused=table.paused,
         )
 
     def away_seats(self, now: datetime) -> set[int]:
@@ -206,6 +216,7 @@ CHANGED_FIELDS = (
     "status",
     "bots_offered",
     "deadline_at",
+    "paused",
 )
 MOMENTS = ("changed_at", "laundry_until", "awaiting_since", "deadline_at")
 

@@ -305,13 +305,35 @@ def close_table(table_id: int, user: User) -> int:
             )
         if table.status == Table.Status.CLOSED:
             raise TableError("closed", _("This table is closed."))
-        rubber = state.rubber
-        if rubber is not None and not rubber.over:
-            state.later.append(lambda: Rubber.objects.filter(pk=rubber.pk).update(abandoned=True))
-        table.status = Table.Status.CLOSED
-        state.base = None
+        _close(state)
 
     return _change(table_id, make).version
+
+
+def _close(state: TableState) -> None:
+    """Nothing more is played at the table; a rubber it leaves unfinished is abandoned."""
+    rubber = state.rubber
+    if rubber is not None and not rubber.over:
+        state.later.append(lambda: Rubber.objects.filter(pk=rubber.pk).update(abandoned=True))
+    state.table.status = Table.Status.CLOSED
+    state.table.paused = False
+    state.base = None
+
+
+def arrive(table_id: int, holder: Holder) -> None:
+    """A phone that holds seats at the table connects: it is heard, and a table that paused
+    because nobody was at it goes on from now (its turn clock starts again). At a table that
+    is not paused, almost every time, that is one read."""
+    store.mark_seen(table_id, holder)
+    with store.one_snapshot():
+        table = store.table_row(table_id)
+    if table is None or not table.paused:
+        return
+
+    def make(state: TableState, now: datetime) -> None:
+        state.table.paused = False
+
+    _change(table_id, make)
 
 
 # -- away from the table (rules.md 3.8) ----------------------------------------------------------
@@ -362,6 +384,7 @@ def come_back(table_id: int, holder: Holder, index: int) -> int:
             _changed_seat(state, index, back_at_deal=True)
         else:
             _changed_seat(state, index, away="", back_at_deal=False)
+        state.table.paused = False  # she is at the table: it goes on
 
     return _change(table_id, make).version
 
@@ -431,6 +454,7 @@ def start_rubber(table_id: int, who: User | Holder) -> int:
 
         state.later.append(write)
         table.status = Table.Status.PLAYING
+        table.paused = False
         state.rubber, state.hand_row, state.hand, state.hand_seats = rubber, None, None, []
         _deal(state, now)
 
@@ -723,6 +747,12 @@ def _carry_out(state: TableState, step: Step, now: datetime, decision: Action | 
         assert hand is not None
         for hand_seat in list((hand.after_laundry() if hand.laundry else hand).awaiting):
             _apply(state, Action(hand_seat, "stay", auto=True), now)
+    elif step.kind == "pause":
+        # Nobody is at the table: it waits, and every phone still watching says so.
+        state.table.paused = True
+    elif step.kind == "abandon":
+        log.info("table %s: paused too long, closed", state.table.pk)
+        _close(state)
     elif step.kind == "bot_laundry":
         assert step.seat is not None
         if decision is not None:

@@ -234,6 +234,7 @@ def _public_context(
         "table": table,
         "version": table.version,
         "status": table.status,
+        "paused": table.paused and table.status == Table.Status.PLAYING,
         # Which hand, and how many of its actions, this view shows (for a phone's own checks).
         "hand_number": state.hand_row.number if state.hand_row is not None else 0,
         "hand_name": state.hand_name(),

@@ -100,7 +100,7 @@ def live_html(c: dict[str, Any], csrf_token: str = "") -> str:
         f' data-privacy="{_opt(c["privacy_for"])}" data-seats="{_e(c["my_seats"])}"'
         f' data-knocks="{c["knocks_total"]}" data-knocker="{_opt(c["last_knocker"])}"'
         f' data-turn="{1 if c["my_turn"] else 0}" data-in="{1 if c["in_hand"] else 0}"'
-        f' data-out="{1 if c["out"] else 0}">'
+        f' data-out="{1 if c["out"] else 0}" data-paused="{1 if c["paused"] else 0}">'
     )
     # The felt and the players are the same on every phone (but for which players are the
     # phone's own): phones rendered together (`c["shared"]`) write them once per language.
@@ -222,8 +222,13 @@ def _felt(c: dict[str, Any]) -> str:
     if stake and not result:
         pill = _("Stake: %(stake)s") % {"stake": stake}
         lines.append(f'<p class="stake"><span class="stake-pill">{pill}</span></p>')
+    if c["paused"]:
+        text = _("Nobody is at the table: it waits until a player is back.")
+        lines.append(f'<p class="paused">{_e(text)}</p>')
     if status == "waiting":
         lines.append(f"<p>{_e(_('Waiting for players.'))}</p>")
+    elif status == "closed":
+        lines.append(f'<p class="closed">{_e(_("This table is closed."))}</p>')
     elif result:
         parts = []
         if result["winner"]:

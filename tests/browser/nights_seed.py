@@ -3,11 +3,12 @@
     python -m tests.browser.nights_seed '{"do": "night"}'
     python -m tests.browser.nights_seed '{"do": "again", "codes": ["ABC123"]}'
 
-"night": a club whose first rubber winner of a night is Toepkoning, an open night, and two
-tables in it, each a member who is away (the table plays for her) and two computer players,
-under rules where the last one standing wins (so a rubber has a winner and everyone else owes a
-round); both rubbers started. Prints one JSON line: session cookies, table codes, the night's
-address. "again": the next rubber at each table whose rubber is over.
+"night": a club whose first rubber winner of a night is Toepkoning, an open night, and two tables in
+it, each a member and two computer players, under rules where the last one standing wins (so a
+rubber has a winner and everyone else owes a round); both rubbers started. The members' sessions
+hold their seats: a page of theirs at the table keeps them there, and their short turn clock plays
+for them. Prints one JSON line: session cookies, table codes (and whose), the night's address.
+"again": the next rubber at each table whose rubber is over.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ def main(spec: dict[str, Any]) -> dict[str, Any]:
     from accounts.models import User
     from clubs.models import Club, HouseRuleProfile, Membership
     from games.engine import HouseRules
+    from games.live.consumers import HOLDER_SESSION_KEY
     from games.models import Table
     from games.services import tables
     from games.services.state import Holder
@@ -49,7 +51,7 @@ def main(spec: dict[str, Any]) -> dict[str, Any]:
         club=club, name="Kort", rules_json=rules.to_json(), is_default=True
     )
     ClubNights.objects.create(club=club, king_wins=1)
-    out: dict[str, Any] = {"people": {}, "codes": []}
+    out: dict[str, Any] = {"people": {}, "codes": [], "tables": {}}
     users = {}
     for name, role in (("anna", "admin"), ("bram", "member")):
         user = User.objects.create_user(
@@ -60,13 +62,14 @@ def main(spec: dict[str, Any]) -> dict[str, Any]:
         store[SESSION_KEY] = str(user.pk)
         store[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
         store[HASH_SESSION_KEY] = user.get_session_auth_hash()
+        store[HOLDER_SESSION_KEY] = f"phone-of-{name}"
         store.create()
         users[name] = user
         out["people"][name] = store.session_key
     night = nights.open_night(Membership.objects.get(club=club, user=users["anna"]))
     for name in ("anna", "bram"):
         user = users[name]
-        holder = Holder(user_id=user.pk, key=f"away-phone-of-{name}")
+        holder = Holder(user_id=user.pk, key=f"phone-of-{name}")
         table = tables.create_table(
             club=club,
             user=user,
@@ -77,6 +80,7 @@ def main(spec: dict[str, Any]) -> dict[str, Any]:
         )
         tables.start_rubber(table.pk, user)
         out["codes"].append(table.code)
+        out["tables"][name] = table.code
     out["night"] = f"/clubs/{club.slug}/nights/{night.pk}/"
     out["club"] = club.slug
     return out

@@ -30,9 +30,10 @@ def night_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServe
 
     require_service("chromium", CHROMIUM.exists())
     server = LiveServer(tmp_path_factory.mktemp("nights"))
-    # A member who is away is played for at once; no one waits between hands for long.
+    # A member at the table whose turn clock runs out is played for at once; no one waits
+    # between hands for long. Her phone's grace outlasts a heartbeat: she stays at the table.
     server.env.update(
-        TOEPEN_GRACE_SECONDS="0.2",
+        TOEPEN_GRACE_SECONDS="3",
         TOEPEN_TURN_SECONDS="0.5",
         TOEPEN_BOT_SECONDS="0.2",
         TOEPEN_LAUNDRY_SECONDS="0.5",
@@ -110,6 +111,11 @@ def test_a_club_night_on_a_phone_and_the_big_screen(night_phones: Phones) -> Non
     board = screen.locator("#screen-board")
     expect(board).to_have_attribute("data-rubbers", "0")
     night_phones.shot(screen, "screen-before")
+
+    # Each member has her table open on a phone of her own: she is at the table (a table
+    # nobody is at would pause), and her turn clock plays for her.
+    for name, code in out["tables"].items():
+        night_phones.open(out["people"][name]).goto(f"{server.url}/t/{code}/")
 
     phone = night_phones.open(out["people"]["anna"])
     phone.goto(url)

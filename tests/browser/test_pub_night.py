@@ -557,3 +557,100 @@ def test_the_mute_button_says_what_it_does_and_the_code_can_be_copied(
     assert copied == f"{pub.server.url}/t/{table['code']}/"
     expect(page.locator(".copy-done")).to_have_text("Copied")
     pub.shot(page, "copied")
+
+
+# -- away from the table (rules.md 3.8), seats and tables ----------------------------------------
+
+
+def test_a_break_and_back_are_one_tap_each_and_every_phone_says_who_is_away(pub: Phones) -> None:
+    table = pub.server.seed(
+        people=["anna", "bram"], seats=3, seat={"1": "bram"}, bots={"2": "easy"}, start=True
+    )
+    anna = open_table(pub, table["people"]["anna"], table["code"])
+    bram = open_table(pub, table["people"]["bram"], table["code"])
+    # A hand is under way: a break may be taken, a round is bought only between hands.
+    expect(anna.get_by_role("button", name="Buy a round")).to_have_count(0)
+    on_screen(anna, ".action-away")
+    anna.get_by_role("button", name="Take a break").tap()
+    for phone in (anna, bram):
+        badge = phone.locator('#table-players .player[data-seat="0"] .badge-away')
+        expect(badge).to_have_text("on a break")
+    pub.shot(bram, "anna-on-a-break")
+    back = anna.get_by_role("button", name="I'm back")
+    expect(back).to_be_visible()
+    on_screen(anna, ".action-back")
+    back.tap()
+    expect(bram.locator('#table-players .player[data-seat="0"] .badge-away')).to_have_count(0)
+    expect(anna.get_by_role("button", name="Take a break")).to_be_visible()
+    pub.shot(anna, "anna-back")
+
+
+def test_a_player_leaves_her_seat_and_the_creator_closes_the_table(pub: Phones) -> None:
+    table = pub.server.seed(people=["anna", "bram"], seats=3, seat={"1": "bram"})
+    anna = open_table(pub, table["people"]["anna"], table["code"])
+    bram = open_table(pub, table["people"]["bram"], table["code"])
+    on_screen(bram, ".action-leave")
+    bram.get_by_role("button", name="Leave my seat").tap()
+    seat = anna.locator('#table-players .player[data-seat="1"] .player-name')
+    expect(seat).to_have_text("free seat")
+    # Bram is a member and may watch: his phone goes on showing the table, with no seat.
+    expect(bram.locator('#table-players .player[data-seat="1"] .player-name')).to_have_text(
+        "free seat"
+    )
+    expect(bram.get_by_role("button", name="Leave my seat")).to_have_count(0)
+    pub.shot(bram, "bram-left")
+    # Only the creator (or an admin) is offered to close it, and every phone hears it closed.
+    on_screen(anna, ".action-close")
+    anna.get_by_role("button", name="Close the table").tap()
+    for phone in (anna, bram):
+        expect(phone.locator("#table-live")).to_have_attribute("data-status", "closed")
+        expect(phone.locator("#table-status")).to_have_text("This table is closed.")
+    expect(anna.get_by_role("button", name="Start the rubber")).to_have_count(0)
+    pub.shot(anna, "closed")
+
+
+# -- 7. a table nobody is at pauses --------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def quick_grace_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """A phone's grace of 2 seconds (its heartbeat comes every second)."""
+    require_service("chromium", CHROMIUM.exists())
+    server = LiveServer(tmp_path_factory.mktemp("grace"), TOEPEN_GRACE_SECONDS="2")
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def test_a_table_nobody_is_at_waits_and_goes_on_when_she_is_back(
+    browser: Any, quick_grace_server: LiveServer, request: pytest.FixtureRequest
+) -> None:
+    pub = Phones(browser, quick_grace_server, request.node.name)
+    try:
+        table = pub.server.seed(
+            people=["anna", "bram"], seats=3, bots={"1": "easy", "2": "easy"}, start=True
+        )
+        anna = open_table(pub, table["people"]["anna"], table["code"])
+        watcher = open_table(pub, table["people"]["bram"], table["code"])
+        live = watcher.locator("#table-live")
+        expect(live).to_have_attribute("data-paused", "0")
+        # Anna's phone is gone (closed, out of reach): the table waits instead of playing on.
+        anna.context.close()
+        expect(live).to_have_attribute("data-paused", "1", timeout=15_000)
+        expect(watcher.locator("#table-status .paused")).to_have_text(
+            "Nobody is at the table: it waits until a player is back."
+        )
+        on_screen(watcher, "#table-status .paused")
+        paused_at = version(watcher)
+        watcher.wait_for_timeout(3000)
+        assert version(watcher) == paused_at, "a paused table played on"
+        pub.shot(watcher, "paused")
+        # She is back: the table goes on at once.
+        anna = open_table(pub, table["people"]["anna"], table["code"])
+        expect(live).to_have_attribute("data-paused", "0")
+        expect(anna.locator("#table-live")).to_have_attribute("data-paused", "0")
+        pub.shot(anna, "back-and-going")
+    finally:
+        pub.close()

@@ -67,13 +67,21 @@ def test_a_seat_is_offered_exactly_what_the_table_takes(
 
 
 def moment_of(
-    hand: Hand, bots: list[bool], laundry: bool, awaiting_since: bool, away: list[str] = ()
+    hand: Hand,
+    bots: list[bool],
+    laundry: bool,
+    awaiting_since: bool,
+    away: list[str] = (),
+    heard: timedelta = timedelta(0),
 ) -> Moment:
+    """A table playing `hand` whose players' phones were last heard `heard` before now (all
+    at once: one player's phone alone going quiet makes no difference to the plan), whose last
+    change was 200 s ago: every turn clock has run out."""
     return Moment(
         away=[reason if not bot else "" for reason, bot in zip(away, bots, strict=False)],
         hand=hand,
         hand_seats=list(range(hand.n)),
-        seats=[Seat(bot=bot, last_seen=NOW - timedelta(seconds=100)) for bot in bots],
+        seats=[Seat(bot=bot, last_seen=NOW - heard, person=not hand.slate) for bot in bots],
         changed_at=NOW - timedelta(seconds=200),
         laundry_until=NOW + timedelta(seconds=5) if laundry else None,
         awaiting_since=NOW - timedelta(seconds=100) if awaiting_since else None,
@@ -102,6 +110,17 @@ def test_every_step_the_table_plans_is_one_the_table_takes(
     moment = moment_of(hand, bots[: hand.n], laundry and hand.laundry, since, away[: hand.n])
     in_laundry = table_rules.laundry_open(hand, moment.laundry_until, NOW)
     planned = table_rules.plan(moment, Pace(), NOW)
+    # With a person at the table, her phone's grace ends in a pause unless she is heard again.
+    people = [s for s in range(hand.n) if not bots[s]]
+    if people and all(moment.is_away(s) for s in people):
+        # Nobody at the table: it pauses at once, and plays for none of them.
+        bot_at = moment.changed_at + timedelta(seconds=Pace().bot)
+        assert planned == [Step(bot_at, "pause")]
+        return
+    if people:
+        assert planned[-1] == Step(NOW + timedelta(seconds=Pace().grace), "pause")
+        assert all(step.when < planned[-1].when for step in planned[:-1])
+        planned = planned[:-1]
     if hand.complete:
         assert [step.kind for step in planned] == ["deal"]
         return
@@ -218,3 +237,36 @@ def test_who_may_go_away_and_when(
     with pytest.raises(Refused) as refused:
         table_rules.check_away(rules, reason, under_way, bought)
     assert refused.value.code == code
+
+
+@settings(max_examples=100, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(
+    dealt_hands(),
+    st.integers(0, 40),
+    st.lists(st.booleans(), min_size=8, max_size=8),
+    st.integers(0, 400),
+)
+def test_a_table_nobody_is_at_pauses_before_it_would_play_for_them(
+    dealt: tuple[Hand, int], steps: int, bots: list[bool], quiet: int
+) -> None:
+    hand, seed = dealt
+    hand = walked(hand, seed, steps)
+    moment = moment_of(hand, bots[: hand.n], False, True, heard=timedelta(seconds=quiet))
+    planned = table_rules.plan(moment, Pace(), NOW)
+    if all(bots[: hand.n]):
+        # Computer players alone: nobody to wait for, the table plays on.
+        assert all(step.kind != "pause" for step in planned)
+        return
+    gone = NOW - timedelta(seconds=quiet) + timedelta(seconds=Pace().grace)
+    assert planned[-1] == Step(gone, "pause")
+    # Nothing is done from the moment the last phone's grace ran out: the table waits.
+    assert all(step.when < gone for step in planned[:-1])
+    paused = dataclasses.replace(moment, paused=True)
+    later = moment.changed_at + timedelta(seconds=Pace().abandon)
+    assert table_rules.plan(paused, Pace(), NOW) == [Step(later, "abandon")]
+
+
+def test_a_slate_never_pauses_its_players_have_no_phones() -> None:
+    hand = Hand.slate_hand(HouseRules(), [10, 10, 10], 0)
+    moment = moment_of(hand, [False] * 3, False, True, heard=timedelta(hours=5))
+    assert table_rules.plan(moment, Pace(), NOW) == []

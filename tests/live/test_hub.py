@@ -22,7 +22,7 @@ from games.services.snapshots import advance, load_state, remember, view_state
 from games.services.state import CHANGED_FIELDS, Holder, TableState, change_of
 from games.view.context import Shared, Viewer, render_view
 from tests.personas import Cast
-from tests.tables import KEEP_PUBLISHED, four_people_table, people, play_a_card
+from tests.tables import KEEP_PUBLISHED, clock_plays, four_people_table, people, play_a_card
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -240,7 +240,7 @@ def test_another_process_moves_its_snapshot_through_a_deal_with_one_read(
     published = keep_published(monkeypatch)
     before_last_card = play_out_the_hand(klaver, table, published)
     finished = published[-1]
-    assert tables.fire_deadline(table.pk, timezone.now() + timedelta(hours=1))
+    assert clock_plays(table.pk)
     change = change_of(published[-1])
     assert change is not None and change["deal"] == published[-1].hand_row.pk
     assert "actions" not in change and "cards" not in str(change)
@@ -277,7 +277,7 @@ def test_a_deal_heard_late_is_the_hand_as_dealt_not_as_it_is_now(klaver: Cast, m
     published = keep_published(monkeypatch)
     play_out_the_hand(klaver, table, published)
     finished = published[-1]
-    assert tables.fire_deadline(table.pk, timezone.now() + timedelta(hours=1))
+    assert clock_plays(table.pk)
     dealt_state = published[-1]
     change = change_of(dealt_state)
     assert change is not None and "deal" in change

@@ -9,22 +9,20 @@ import json
 import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from datetime import timedelta
 from typing import Any
 
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
-from django.utils import timezone
 
 from games.live import hub, notices
 from games.models import Table
-from games.services import store, tables
+from games.services import store
 from games.services.snapshots import load_state
 from games.services.state import TableState, change_of
 from tests.live.test_hub import FakePhone, keep_published, moved_elsewhere, play_out_the_hand
 from tests.personas import Cast
-from tests.tables import four_people_table, play_a_card
+from tests.tables import clock_plays, four_people_table, play_a_card
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -66,7 +64,7 @@ def test_a_notice_moves_another_process_on_exactly_as_the_change_itself(
     moved, _ = moved_elsewhere(table.pk, before, heard["change"])
     assert moved.hand.complete
 
-    assert tables.fire_deadline(table.pk, timezone.now() + timedelta(hours=1))
+    assert clock_plays(table.pk)
     heard = as_heard_elsewhere(monkeypatch, notice_of(published[-1]), {table.pk})
     assert heard["change"]["deal"] == published[-1].hand_row.pk
 

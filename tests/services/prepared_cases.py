@@ -78,6 +78,7 @@ def write_mismatches(table_id: int) -> list[str]:
         "status": Table.Status.PLAYING,
         "bots_offered": [],
         "deadline_at": now + timedelta(minutes=1),
+        "paused": False,
     }
     assert tuple(values) == CHANGED_FIELDS
     version = Table.objects.get(pk=table_id).version

@@ -14,7 +14,7 @@ from games.models import PlayedHand, Rubber, Seat, Table
 from games.services import tables
 from games.services.tables import TableError
 from tests.personas import Cast
-from tests.tables import four_people_table, people, state_of
+from tests.tables import clock_plays, four_people_table, people, state_of
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -27,7 +27,7 @@ def act(klaver: Cast, table: Table, seat: int, **payload) -> None:
 
 def step(table: Table) -> bool:
     """Whatever the table does by itself next (its deadlines all passed)."""
-    return tables.fire_deadline(table.pk, timezone.now() + LATER)
+    return clock_plays(table.pk, timezone.now() + LATER)
 
 
 def play_out_the_hand(klaver: Cast, table: Table, away: int) -> PlayedHand:
@@ -180,7 +180,11 @@ def test_a_phone_silent_past_its_grace_puts_its_player_on_a_break_and_her_turn_c
     due = state.table_seat(state.hand.due()[0])
     changed = state.table.changed_at
     # Heard from a moment after the change: her phone then went quiet.
-    Seat.objects.filter(table=table).update(last_seen=changed)
+    Seat.objects.filter(table=table, index=due).update(last_seen=changed)
+    # The others' phones are heard throughout.
+    Seat.objects.exclude(index=due).filter(table=table).update(
+        last_seen=changed + timedelta(seconds=31)
+    )
     assert tables.fire_deadline(table.pk, changed + timedelta(seconds=31))
     assert Seat.objects.get(table=table, index=due).away == "break"
     assert state_of(table).hand_row.record["actions"][-1].get("auto") is True

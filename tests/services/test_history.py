@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 import pytest
 from django.test import Client
-from django.utils import timezone
 
 from accounts.models import Guest
 from clubs.models import HouseRuleProfile
@@ -16,6 +13,7 @@ from games.services import tables
 from games.services.history import standings
 from games.services.state import Holder
 from tests.personas import Cast
+from tests.tables import clock_plays
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -25,7 +23,7 @@ def play_out(table: Table) -> None:
     for _ in range(3000):
         if Table.objects.get(pk=table.pk).status == Table.Status.RUBBER_OVER:
             return
-        tables.fire_deadline(table.pk, timezone.now() + timedelta(hours=1))
+        clock_plays(table.pk)
     raise AssertionError("the rubber did not end")
 
 

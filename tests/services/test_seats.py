@@ -3,7 +3,7 @@ tables a club's front page shows."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import pytest
 from django.utils import timezone
@@ -84,3 +84,89 @@ def test_a_finished_table_leaves_the_front_page_after_an_hour(klaver: Cast) -> N
     assert [t.pk for t in open_tables(klaver.club)] == [table.pk]
     Table.objects.filter(pk=table.pk).update(changed_at=timezone.now() - timedelta(hours=2))
     assert open_tables(klaver.club) == []
+
+
+def everyone_silent_since(table: Table) -> datetime:
+    """Every player's phone was last heard at the table's last change, and never since."""
+    changed = Table.objects.get(pk=table.pk).changed_at
+    Seat.objects.filter(table=table).update(last_seen=changed)
+    return changed
+
+
+def test_a_table_nobody_is_at_pauses_and_plays_nothing_for_them(klaver: Cast) -> None:
+    table = four_people_table(klaver)
+    changed = everyone_silent_since(table)
+    actions = len(state_of(table).hand.actions)
+    version = Table.objects.get(pk=table.pk).version
+    # Before the last phone's grace runs out the table waits as usual...
+    assert not tables.fire_deadline(table.pk, changed + timedelta(seconds=29))
+    # ... then it pauses: a new version every phone still watching sees, and no card played.
+    assert tables.fire_deadline(table.pk, changed + timedelta(seconds=31))
+    paused = Table.objects.get(pk=table.pk)
+    assert paused.paused and paused.version == version + 1
+    assert len(state_of(table).hand.actions) == actions
+    assert not any(seat.away for seat in Seat.objects.filter(table=table))
+    # Nothing happens for as long as nobody comes, short of being closed after hours.
+    assert paused.deadline_at == paused.changed_at + timedelta(hours=3)
+    assert not tables.fire_deadline(table.pk, paused.changed_at + timedelta(hours=2))
+    assert len(state_of(table).hand.actions) == actions
+
+
+def test_a_phone_that_comes_back_resumes_the_table_with_its_turn_clock_afresh(
+    klaver: Cast,
+) -> None:
+    table = four_people_table(klaver)
+    changed = everyone_silent_since(table)
+    assert tables.fire_deadline(table.pk, changed + timedelta(seconds=31))
+    before = timezone.now()
+    tables.arrive(table.pk, klaver.cas.holder)
+    resumed = Table.objects.get(pk=table.pk)
+    assert not resumed.paused and resumed.changed_at >= before
+    # Whoever is due has her whole turn again, and the others' phones their grace from now.
+    assert resumed.deadline_at >= before + timedelta(seconds=25)
+    assert not tables.fire_deadline(table.pk, before + timedelta(seconds=20))
+    # A phone arriving at a table that is not paused writes nothing but that it was heard.
+    tables.arrive(table.pk, klaver.bram.holder)
+    assert Table.objects.get(pk=table.pk).version == resumed.version
+
+
+def test_back_from_a_break_a_player_resumes_a_paused_table(klaver: Cast) -> None:
+    table = four_people_table(klaver)
+    tables.go_away(table.pk, klaver.dirk.holder, 3, "break")
+    changed = everyone_silent_since(table)
+    # The table may first play for Dirk (away, and due), and then it pauses.
+    for _ in range(3):
+        tables.fire_deadline(table.pk, changed + timedelta(seconds=31))
+    assert Table.objects.get(pk=table.pk).paused
+    tables.come_back(table.pk, klaver.dirk.holder, 3)
+    assert not Table.objects.get(pk=table.pk).paused
+
+
+def test_a_table_paused_for_hours_is_closed_and_its_rubber_counts_nowhere(klaver: Cast) -> None:
+    table = four_people_table(klaver)
+    changed = everyone_silent_since(table)
+    assert tables.fire_deadline(table.pk, changed + timedelta(seconds=31))
+    paused = Table.objects.get(pk=table.pk)
+    assert tables.fire_deadline(table.pk, paused.changed_at + timedelta(hours=3, seconds=1))
+    closed = Table.objects.get(pk=table.pk)
+    assert closed.status == Table.Status.CLOSED and not closed.paused
+    assert closed.deadline_at is None
+    rubber = Rubber.objects.get(table=table)
+    assert rubber.abandoned and not rubber.over
+    assert table not in open_tables(klaver.club)
+    assert not standings(klaver.club)
+
+
+def test_computer_players_alone_play_on_with_nobody_watching(klaver: Cast) -> None:
+    table = tables.create_table(
+        club=klaver.club,
+        user=klaver.anna.user,
+        bots={0: "easy", 1: "easy", 2: "easy"},
+        seat_count=3,
+        take_seat=None,
+    )
+    tables.start_rubber(table.pk, klaver.anna.user)
+    for _ in range(30):
+        tables.fire_deadline(table.pk, timezone.now() + timedelta(hours=1))
+    assert not Table.objects.get(pk=table.pk).paused
+    assert len(state_of(table).hand.actions) > 0 or state_of(table).hand_row.number > 1

@@ -22,7 +22,7 @@ from games.models import ActionReceipt, PlayedHand, Seat, Table
 from games.services import store, tables
 from games.services.tables import TableError
 from tests.personas import Cast
-from tests.tables import four_people_table, people, play_a_card, seat_people, state_of
+from tests.tables import clock_plays, four_people_table, people, play_a_card, seat_people, state_of
 
 pytestmark = pytest.mark.django_db(transaction=True)
 REPO = Path(__file__).resolve().parents[2]
@@ -123,7 +123,7 @@ def test_a_stored_hand_replays_to_what_the_table_showed(klaver: Cast, tmp_path: 
         row = PlayedHand.objects.filter(rubber__table=table, number=1).get()
         if row.complete:
             break
-        tables.fire_deadline(table.pk, timezone.now() + timedelta(hours=1))
+        clock_plays(table.pk)
     row = PlayedHand.objects.get(rubber__table=table, number=1)
     assert row.complete
     path = tmp_path / "hand.json"
@@ -261,7 +261,7 @@ def test_computer_players_play_whole_rubbers_by_themselves(klaver: Cast) -> None
     for _ in range(2000):
         if Table.objects.get(pk=table.pk).status == "rubber_over":
             break
-        tables.fire_deadline(table.pk, timezone.now() + timedelta(hours=1))
+        clock_plays(table.pk)
     table.refresh_from_db()
     assert table.status == "rubber_over"
     hands = PlayedHand.objects.filter(rubber__table=table)
