@@ -136,6 +136,8 @@ def _said(hand: Hand, action: Action, before: Hand) -> str:
         ) % {"name": who, "lost": lost}
     elif act == "play":
         text = _("%(name)s plays a card.") % {"name": who}
+    elif act == "last_trick":
+        text = _("%(name)s takes the last trick.") % {"name": who}
     elif act == "announce" and action.kind == "whistle":
         text = _("%(name)s announces a whistle.") % {"name": who}
     else:
@@ -162,7 +164,15 @@ def step_view(record: Any, step: int) -> StepView:
     speak(translation.get_language())  # card_html names the suits in the page's language
     hand, actions = parse(record)
     step = max(0, min(step, len(actions)))
-    said = _("The deal: every hand open, %(dealer)s deals.") % {"dealer": hand.players[hand.dealer]}
+    if hand.slate:
+        # Real cards: the slate kept what was said, never the cards.
+        said = _("The deal with real cards: %(dealer)s deals.") % {
+            "dealer": hand.players[hand.dealer]
+        }
+    else:
+        said = _("The deal: every hand open, %(dealer)s deals.") % {
+            "dealer": hand.players[hand.dealer]
+        }
     acting = None
     played = None
     try:

@@ -567,6 +567,31 @@ def tick_round(night: Night, round_id: Any, user: User) -> Round:
         return owed
 
 
+def untick_round(night: Night, round_id: Any, membership: Membership) -> Round:
+    """A round ticked as paid by mistake is owed again: undone by whoever ticked it, or by an
+    admin. Undoing a round that is not ticked is refused and changes nothing."""
+    if not isinstance(round_id, int) or isinstance(round_id, bool):
+        raise NightError(_("There is no such round."))
+    with transaction.atomic():
+        owed = Round.objects.filter(night=night, pk=round_id).first()
+        if owed is None:
+            raise NightError(_("There is no such round."))
+        if owed.paid_at is not None and not may_untick(membership, owed):
+            raise NightError(_("Only whoever ticked it, or an admin, undoes a paid round."))
+        unpaid = Round.objects.filter(pk=owed.pk, paid_at__isnull=False).update(
+            paid_at=None, paid_by=None
+        )
+        if not unpaid:
+            raise NightError(_("That round is not ticked as paid."))
+        Night.objects.filter(pk=night.pk).update(version=F("version") + 1)
+        owed.refresh_from_db()
+        return owed
+
+
+def may_untick(membership: Membership, owed: Round) -> bool:
+    return membership.is_admin or owed.paid_by_id == membership.user_id
+
+
 def update_settings(
     club: Club, *, king_wins: int, members_open_nights: bool, round_amount: Decimal | None
 ) -> ClubNights:

@@ -109,6 +109,12 @@ def _night_context(request: HttpRequest, club: Club, me: Membership, night: Nigh
         "hands_url": reverse("nights:hands", args=[club.slug]),
         "may_close": night.is_open
         and (services.may_open_nights(me, conf) or night.opened_by_id == me.user_id),
+        # The paid rounds this member may undo (she ticked them, or she is an admin).
+        "untickable": {
+            owed.pk
+            for owed in page.rounds
+            if owed.paid_at is not None and services.may_untick(me, owed)
+        },
     }
 
 
@@ -155,13 +161,18 @@ def _back_to_night(
 
 @require_POST
 def round_paid(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
-    """A round ticked as paid: the night's one form, the round named by its button."""
+    """A round ticked as paid, or a tick undone: the night's one form, the round named by the
+    button pressed (`round` ticks it, `unpaid` undoes the tick)."""
     club, me = get_club_for_member(request, slug)
     night = _night(club, pk)
-    raw = request.POST.get("round", "")
+    undo = "unpaid" in request.POST
+    raw = request.POST.get("unpaid" if undo else "round", "")
     round_id = int(raw) if raw.isdigit() and len(raw) < 12 else None
     try:
-        services.tick_round(night, round_id, me.user)
+        if undo:
+            services.untick_round(night, round_id, me)
+        else:
+            services.tick_round(night, round_id, me.user)
     except services.NightError as error:
         return _back_to_night(request, club, me, night, str(error))
     return _back_to_night(request, club, me, night)

@@ -36,6 +36,7 @@ from games.services.tables import (
     _finish_hand,
     check_action_id,
     check_hand,
+    night_now,
     start_rubber,
     table_rules_of,
 )
@@ -98,6 +99,7 @@ def create_slate_table(
             profile_name=profile.name if profile is not None else "Classic",
             rules_json=rules.to_json(),
             seat_count=len(players),
+            night=night_now(club),
             slate=True,
             slate_keepers=keepers,
         )

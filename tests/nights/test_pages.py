@@ -10,7 +10,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from clubs.models import Membership
-from games.models import PlayedHand, RubberPlayer, Table
+from games.models import PlayedHand, Rubber, RubberPlayer, Table
+from games.services.snapshots import load_state
 from nights import services
 from nights.models import ClubNights, Night, Round, Season
 from tests.nights.conftest import next_rubber, open_table, play_rubber, play_until_hand
@@ -86,6 +87,39 @@ def test_a_round_ticked_as_paid_is_paid_and_a_second_tick_is_refused(klaver: Cas
     assert owed.paid_at == paid_at
 
 
+def test_a_tick_by_mistake_is_undone_by_whoever_ticked_it_or_an_admin_only(klaver: Cast) -> None:
+    night, _ = played_night(klaver)
+    owed = Round.objects.filter(night=night).first()
+    path = url(klaver, f"nights/{night.pk}/rounds/paid/")
+    cas, dirk, anna = (p.client() for p in (klaver.cas, klaver.dirk, klaver.anna))
+    # Nothing to undo yet: refused, nothing changed.
+    refused = cas.post(path, {"unpaid": owed.pk}, HTTP_HX_REQUEST="true")
+    assert "not ticked as paid" in refused.content.decode()
+    page = cas.post(path, {"round": owed.pk}, HTTP_HX_REQUEST="true").content.decode()
+    assert f'name="unpaid" value="{owed.pk}"' in page  # she may undo her own tick
+    owed.refresh_from_db()
+    paid_at = owed.paid_at
+    # Dirk did not tick it and is no admin: he is not offered the undo, and may not.
+    assert (
+        f'name="unpaid" value="{owed.pk}"'
+        not in dirk.get(path.replace("rounds/paid/", "")).content.decode()
+    )
+    refused = dirk.post(path, {"unpaid": owed.pk}, HTTP_HX_REQUEST="true")
+    assert "or an admin" in refused.content.decode()
+    owed.refresh_from_db()
+    assert owed.paid_at == paid_at
+    # Cas, who ticked it, undoes it: owed again, and tickable again.
+    page = cas.post(path, {"unpaid": owed.pk}, HTTP_HX_REQUEST="true").content.decode()
+    owed.refresh_from_db()
+    assert owed.paid_at is None and owed.paid_by is None
+    assert f'name="round" value="{owed.pk}"' in page
+    # Ticked again by Dirk, an admin may undo his tick too.
+    dirk.post(path, {"round": owed.pk}, HTTP_HX_REQUEST="true")
+    anna.post(path, {"unpaid": owed.pk}, HTTP_HX_REQUEST="true")
+    owed.refresh_from_db()
+    assert owed.paid_at is None
+
+
 def test_a_round_of_another_night_cannot_be_ticked_from_this_one(klaver: Cast) -> None:
     night, _ = played_night(klaver, rubbers=1)
     services.close_night(membership(klaver, klaver.anna), night)
@@ -94,8 +128,9 @@ def test_a_round_of_another_night_cannot_be_ticked_from_this_one(klaver: Cast) -
     client = klaver.bram.client()
     path = url(klaver, f"nights/{other.pk}/rounds/paid/")
     for forged in (owed.pk, "abc", "", "-1", "99999999999999"):
-        response = client.post(path, {"round": forged}, follow=True)
-        assert "There is no such round." in response.content.decode()
+        for button in ("round", "unpaid"):
+            response = client.post(path, {button: forged}, follow=True)
+            assert "There is no such round." in response.content.decode()
     owed.refresh_from_db()
     assert owed.paid_at is None
 
@@ -457,3 +492,40 @@ def test_the_nights_page_speaks_dutch_german_and_english(
     replay = client.get(url(klaver, f"hands/{hand.pk}/"), HTTP_ACCEPT_LANGUAGE=language)
     deal = {"nl": "Het delen", "de": "Das Geben", "en": "The deal"}[language]
     assert deal in replay.content.decode()
+
+
+def test_a_slate_rubber_of_the_night_counts_and_its_hands_replay(klaver: Cast) -> None:
+    from nights.models import PlayerRubber
+    from tests.services.test_slate_tables import answer_everything, open_slate, write
+
+    night = services.open_night(membership(klaver, klaver.anna))
+    table = open_slate(klaver)
+    assert Table.objects.get(pk=table.pk).night_id == night.pk
+    for _ in range(100):  # whoever is left of the dealer knocks; Anna takes the last trick
+        table.refresh_from_db()
+        if table.status == Table.Status.RUBBER_OVER:
+            break
+        answer_everything(table)
+        state = load_state(table)
+        knocker = state.table_seat((state.hand.dealer + 1) % state.hand.n)
+        if state.hand.lives[state.hand_seats.index(knocker)] > state.hand.stake:
+            write(table, "knock", knocker)
+            answer_everything(table)
+        write(table, "last_trick", 0 if 0 in state.hand_seats else knocker)
+    rubber = Rubber.objects.get(table=table)
+    assert rubber.over
+    booked = PlayerRubber.objects.filter(rubber=rubber).select_related("participant")
+    lost = {row.seat: row.lives_lost for row in RubberPlayer.objects.filter(rubber=rubber)}
+    assert {row.participant.seat: row.lives_lost for row in booked} == lost
+    # Counted from the slate records, hand by hand, as for a dealt hand.
+    assert all(row.hands > 0 for row in booked) and sum(row.knocks for row in booked) > 0
+    page = klaver.bram.client().get(url(klaver, f"nights/{night.pk}/")).content.decode()
+    assert "Anna" in page and Round.objects.filter(night=night).count() == len(rubber.losers)
+    hand = PlayedHand.objects.filter(rubber=rubber, complete=True).first()
+    client = klaver.bram.client()
+    deal = client.get(url(klaver, f"hands/{hand.pk}/")).content.decode()
+    assert "The deal with real cards" in deal
+    end = len(hand.record["actions"])
+    last = client.get(url(klaver, f"hands/{hand.pk}/?step={end}")).content.decode()
+    taker = hand.record["actions"][-1]["seat"]
+    assert f"{hand.record['players'][taker]} takes the last trick." in last

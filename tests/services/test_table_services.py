@@ -190,8 +190,12 @@ def test_a_dropped_phone_keeps_its_seat_for_the_grace_period_then_the_table_play
     table = four_people_table(klaver)
     state = state_of(table)
     due = state.table_seat(state.hand.due()[0])
-    # Her phone was last heard when she sat down, and never since (30 s of grace).
+    # Her phone was last heard when she sat down, and never since (30 s of grace); the others'
+    # phones are heard throughout.
     heard = Seat.objects.get(table=table, index=due).last_seen
+    Seat.objects.filter(table=table).exclude(index=due).update(
+        last_seen=heard + timedelta(seconds=31)
+    )
     assert not tables.fire_deadline(table.pk, heard + timedelta(seconds=28))
     assert record_actions(table) == []
     assert tables.fire_deadline(table.pk, heard + timedelta(seconds=31))
