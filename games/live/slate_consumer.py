@@ -6,11 +6,14 @@ renders it on every change, the same limits and errors apply. Frames:
 - `{"act": "knock", "seat": 2, "hand": "1/3", "id": "…"}`: an entry for that table seat (also
   `stay fold exchange last_trick`, and `challenge` with `target` and `clean`);
 - `{"type": "undo", "hand": "1/3", "id": "…"}`: one step back;
+- `{"type": "away", "seat": 2, "reason": "break", "hand": "1/3", "id": "…"}` (or `"round"`), and
+  `{"type": "back", "seat": 2, "hand": "1/3", "id": "…"}`: a player away from the table, and back;
 - `{"type": "next_rubber"}` once a rubber is over; `{"type": "sync"}`: the view again.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import time
 from collections import deque
@@ -64,20 +67,21 @@ class SlateConsumer(TableConsumer):
         if kind == "sync":
             await self.send_view(force=True)
             return
-        if kind == "action":
-            entry = {k: v for k, v in frame.items() if k not in ("type", "id")}
-            outcome = await database_sync_to_async(slate.write)(
-                self.table_id, self.user, entry, action_id
-            )
-        elif kind == "undo":
-            outcome = await database_sync_to_async(slate.undo)(
-                self.table_id, self.user, frame.get("hand"), action_id
-            )
-        elif kind == "next_rubber":
+        if kind == "next_rubber":
             await database_sync_to_async(slate.next_rubber)(self.table_id, self.user)
             return
+        entry = {k: v for k, v in frame.items() if k not in ("type", "id")}
+        if kind == "action":
+            change = functools.partial(slate.write, self.table_id, self.user, entry)
+        elif kind == "undo":
+            change = functools.partial(slate.undo, self.table_id, self.user, frame.get("hand"))
+        elif kind == "away":
+            change = functools.partial(slate.go_away, self.table_id, self.user, entry)
+        elif kind == "back":
+            change = functools.partial(slate.come_back, self.table_id, self.user, entry)
         else:
             raise TableError("bad_frame", _("Unknown frame type."))
+        outcome = await database_sync_to_async(change)(action_id)
         await self.send(text_data=json.dumps({"ack": action_id}))
         if outcome.duplicate:
             await self.send_view(force=True)

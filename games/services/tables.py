@@ -441,10 +441,15 @@ def start_rubber(table_id: int, who: User | Holder) -> int:
     return _change(table_id, make).version
 
 
-def _deal(state: TableState, now: datetime) -> bool:
+def _deal(state: TableState, now: datetime, *, again: bool = False) -> bool:
     """The next hand of the rubber; True when it changed a seat's row too (someone back from
-    buying a round, or dealt in while away buying one)."""
+    buying a round, or dealt in while away buying one). `again`: the hand under way, with
+    nothing played in it, is dealt once more in its own row (a slate hand whose real cards are
+    still to come, when who buys a round changed)."""
     assert state.rubber is not None
+    if again:
+        assert state.hand is not None and not state.hand.actions
+        state.hand = None  # the rubber deals from the lives and the dealer it left
     rubber_number = state.rubber.number
     back = [s.index for s in state.seats if s.back_at_deal]
     buying = [s.index for s in state.seats if s.away == "round" and not s.back_at_deal]
@@ -455,14 +460,20 @@ def _deal(state: TableState, now: datetime) -> bool:
     rubber = state.engine_rubber()
     # Every hand dealt while she buys a round, she loses no lives (rules.md 3.8).
     hand = rubber.deal(immune=buying)
-    # After the rubber's latest hand, as load_state reads it; the first of a new rubber.
     last = state.hand_row
-    ongoing = last is not None and state.rubber.pk is not None
-    number = last.number + 1 if ongoing and last.rubber_id == state.rubber.pk else 1
-    row = PlayedHand(
-        rubber=state.rubber, number=number, seats=list(rubber.hand_seats), record=hand.record()
-    )
-    state.later.append(row.save)
+    if again:
+        assert last is not None
+        row = last
+        row.record = hand.record()
+        state.record_changed = True  # written with the table's fields (store.py)
+    else:
+        # After the rubber's latest hand, as load_state reads it; the first of a new rubber.
+        ongoing = last is not None and state.rubber.pk is not None
+        number = last.number + 1 if ongoing and last.rubber_id == state.rubber.pk else 1
+        row = PlayedHand(
+            rubber=state.rubber, number=number, seats=list(rubber.hand_seats), record=hand.record()
+        )
+        state.later.append(row.save)
     state.hand_row = row
     state.hand = hand
     state.hand_seats = list(rubber.hand_seats)

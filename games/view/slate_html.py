@@ -16,7 +16,7 @@ from django.template.loader import render_to_string
 from django.utils.translation import gettext as _
 
 from games.engine import Action
-from games.models import Table
+from games.models import Seat, Table
 from games.services.state import TableState
 
 
@@ -35,8 +35,10 @@ class SlateRow:
     knocks: int = 0
     exchanges: int = 0
     open_hand: bool = False
-    away: str = ""
+    away: str = ""  # why she is away, as her badge reads
     buttons: list[dict[str, str]] = field(default_factory=list)
+    away_buttons: list[dict[str, str]] = field(default_factory=list)  # a break, a round
+    back: str = ""  # the frame of "back at the table", while she is away
     knock: str = ""  # the knock's frame, for the double tap on her name
 
 
@@ -61,6 +63,30 @@ def _label(act: str) -> str:
         "exchange": _("Exchange"),
         "last_trick": _("Last trick"),
     }[act]
+
+
+def _away(seat: Seat) -> str:
+    """Why a player is away, as every phone shows it (rules.md 3.8)."""
+    if seat.away == "break":
+        return _("on a break")
+    if seat.away == "round":
+        return _("back next hand") if seat.back_at_deal else _("buying a round")
+    return ""
+
+
+def _offer_away(state: TableState, row: SlateRow) -> None:
+    """What a keeper may write now of `row`'s player being away, or back."""
+    labels = {"break": _("On a break"), "round": _("Buying a round")}
+    for choice in state.away_choices(row.seat):
+        frame: dict[str, Any] = {"type": "away", "seat": row.seat, "hand": state.hand_name()}
+        if choice == "back":
+            frame["type"] = "back"
+            row.back = json.dumps(frame)
+        else:
+            frame["reason"] = choice
+            row.away_buttons.append(
+                {"act": choice, "label": labels[choice], "frame": json.dumps(frame)}
+            )
 
 
 def _said(state: TableState, action: Action) -> str:
@@ -91,9 +117,10 @@ def slate_context(state: TableState, can_keep: bool) -> dict[str, Any]:
     challenges: list[dict[str, Any]] = []
     lives = list(rubber.lives) if rubber is not None else []
     playing = table.status == Table.Status.PLAYING and hand is not None and not hand.complete
+    rubber_over = table.status == Table.Status.RUBBER_OVER
     for seat in state.seats:
         hand_seat = state.hand_seat(seat.index)
-        row = SlateRow(seat=seat.index, name=seat.name, lives=0, away=seat.away)
+        row = SlateRow(seat=seat.index, name=seat.name, lives=0, away=_away(seat))
         if hand is not None and hand_seat is not None:
             row.lives = hand.lives[hand_seat]
             row.dealer = hand.dealer == hand_seat
@@ -127,6 +154,8 @@ def slate_context(state: TableState, can_keep: bool) -> dict[str, Any]:
                 if action.act == "knock":
                     row.knock = frame
                 row.buttons.append({"act": action.act, "label": _label(action.act), "frame": frame})
+        if can_keep and (rubber_over or not row.out or seat.away):
+            _offer_away(state, row)
         rows.append(row)
     said = [] if hand is None else [_said(state, a) for a in hand.actions]
     stake = hand.stake if hand is not None else 0
@@ -142,7 +171,7 @@ def slate_context(state: TableState, can_keep: bool) -> dict[str, Any]:
         "hand_number": state.hand_row.number if state.hand_row is not None else 0,
         "laundry": bool(hand is not None and hand.laundry and not hand.complete),
         "poverty": bool(hand is not None and hand.poverty),
-        "rubber_over": table.status == Table.Status.RUBBER_OVER,
+        "rubber_over": rubber_over,
         "losers": [state.seats[s].name for s in (rubber.losers if rubber else [])],
         "winner": (
             state.seats[rubber.winner].name

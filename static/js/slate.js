@@ -159,7 +159,14 @@
       if (v < version) return; // an older slate after a newer one: keep the newer
       version = v;
       var old = live();
-      if (old) old.replaceWith(document.adoptNode(fresh));
+      if (old) {
+        // A row's "away" choices stay open for the keeper who opened them.
+        Array.prototype.forEach.call(old.querySelectorAll("details[open]"), function (d) {
+          var same = fresh.querySelector('details[data-seat="' + d.dataset.seat + '"]');
+          if (same) same.open = true;
+        });
+        old.replaceWith(document.adoptNode(fresh));
+      }
       var box2 = document.getElementById("table-error");
       if (box2 && !error) box2.textContent = "";
       after();
@@ -238,7 +245,7 @@
     var now = Date.now();
     if (lastTap && lastTap.el === name && now - lastTap.t < 400) {
       lastTap = null;
-      if (name.dataset.knock) enter(JSON.parse(name.dataset.knock), name.textContent + ": knock");
+      if (name.dataset.knock) enter(JSON.parse(name.dataset.knock), name.dataset.knockText);
       return;
     }
     lastTap = { el: name, t: now };

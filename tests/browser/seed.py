@@ -23,17 +23,22 @@ def main(spec: dict[str, Any]) -> dict[str, Any]:
     from django.contrib.sessions.backends.db import SessionStore
 
     from accounts.models import User
+    from clubs.house_rules import BUILT_IN_NAMES
     from clubs.models import Club, HouseRuleProfile, Membership
     from games.engine import HouseRules
+    from games.engine.rules import BUILT_IN_PROFILES
     from games.live.consumers import HOLDER_SESSION_KEY
     from games.models import Table
     from games.services import tables
     from games.services.state import Holder
 
     club, _ = Club.objects.get_or_create(name="De Gouden Klaver", slug="de-gouden-klaver")
-    rules = HouseRules(**spec.get("rules", {}))
+    # A built-in profile by its key ("siwweschroom"), as a club starts one; else test rules.
+    builtin = spec.get("builtin")
+    rules = BUILT_IN_PROFILES[builtin] if builtin else HouseRules(**spec.get("rules", {}))
+    name = str(BUILT_IN_NAMES[builtin]) if builtin else "Test"
     profile = HouseRuleProfile.objects.create(
-        club=club, name=f"Test {HouseRuleProfile.objects.count()}", rules_json=rules.to_json()
+        club=club, name=f"{name} {HouseRuleProfile.objects.count()}", rules_json=rules.to_json()
     )
     out: dict[str, Any] = {"people": {}}
     users = {}

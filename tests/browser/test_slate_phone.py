@@ -180,3 +180,65 @@ def test_a_hand_entered_offline_is_counted_when_the_phone_is_back(phones: Phones
     hand.apply(Action(2, "fold"))
     hand.apply(Action(1, "last_trick"))
     assert [lives(page, n) for n in ("sanne", "bas", "cor")] == hand.lives
+
+
+# -- away, a Siwweschrööm rubber, two phones ---------------------------------------------------
+
+
+def tap_name_twice(page: Any, name: str) -> None:
+    """A double tap with a finger on the player's name (a knock for her), until it is counted."""
+    before = slate_version(page)
+    target = row(page, name).locator(".slate-name")
+    target.scroll_into_view_if_needed()
+    box = target.bounding_box()
+    assert box is not None, name
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.touchscreen.tap(x, y)
+    page.wait_for_timeout(80)
+    page.touchscreen.tap(x, y)
+    expect(page.locator("#slate-live")).not_to_have_attribute("data-version", str(before))
+    expect(page.locator("#slate-pending li")).to_have_count(0)
+
+
+def test_away_from_the_slate_table(phones: Phones) -> None:
+    """A keeper puts cor on a break: on bas's knock the table folds for her by itself, and she
+    is back with one tap. Before the next hand's first entry sanne goes to buy a round: she
+    is immune in that hand."""
+    server = phones.server
+    table = server.seed(people=["sanne", "bas", "cor"], builtin="siwweschroom", slate="creator")
+    page = phones.open(session=table["people"]["sanne"])
+    page.goto(f"{server.url}/s/{table['code']}/")
+    away = row(page, "cor").locator(".slate-away")
+    away.locator("summary").click()
+    before = slate_version(page)
+    away.locator(".away-break").click()
+    expect(page.locator("#slate-live")).not_to_have_attribute("data-version", str(before))
+    expect(row(page, "cor").locator(".badge-away")).to_have_text("on a break")
+    # Nobody may buy a round once a hand has something on it; a break, any time.
+    tap_name_twice(page, "bas")
+    expect(row(page, "sanne").locator(".away-round")).to_have_count(0)
+    expect(row(page, "sanne").locator(".away-break")).to_have_count(1)
+    tap(page, "sanne", "stay")
+    expect(page.locator(".slate-said")).to_contain_text("cor folds (by the table)")
+    phones.shot(page, "the-table-folds-for-cor")
+    before = slate_version(page)
+    row(page, "cor").locator(".away-back").click()
+    expect(page.locator("#slate-live")).not_to_have_attribute("data-version", str(before))
+    expect(row(page, "cor").locator(".badge-away")).to_have_count(0)
+    tap(page, "bas", "last_trick")
+    expect(page.locator("#slate-live")).to_have_attribute("data-hand", "1/2")
+    # Hand 2 has nothing on it yet: the real cards are still to come. Sanne buys a round.
+    row(page, "sanne").locator(".slate-away summary").click()
+    before = slate_version(page)
+    row(page, "sanne").locator(".away-round").click()
+    expect(page.locator("#slate-live")).not_to_have_attribute("data-version", str(before))
+    expect(row(page, "sanne").locator(".badge-away")).to_have_text("buying a round")
+    expect(row(page, "sanne").locator(".badge", has_text="immune")).to_have_count(1)
+    phones.shot(page, "sanne-buys-a-round")
+    tap_name_twice(page, "cor")
+    tap(page, "bas", "stay")
+    expect(page.locator(".slate-said")).to_contain_text("sanne folds (by the table)")
+    lives_before = lives(page, "sanne")
+    tap(page, "cor", "last_trick")
+    expect(page.locator("#slate-live")).to_have_attribute("data-hand", "1/3")
+    assert lives(page, "sanne") == lives_before  # immune: she paid nothing for her fold
