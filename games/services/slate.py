@@ -10,6 +10,7 @@ replays, so nothing is ever worked out beside the engine.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -21,7 +22,7 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
 from clubs.models import Club, HouseRuleProfile
-from games.engine import BadRecord, IllegalAction, parse_action, parse_record
+from games.engine import Action, BadRecord, IllegalAction, parse_action, parse_record
 from games.engine.rubber import Rubber as EngineRubber
 from games.models import PlayedHand, RubberPlayer, Seat, SlateKeepers, Table
 from games.services import store
@@ -249,6 +250,34 @@ def _bought_before(state: TableState, index: int) -> bool:
     if before is None or index not in before.seats:
         return False
     return before.seats.index(index) in before.record.get("immune", [])
+
+
+@dataclass(frozen=True)
+class Counted:
+    """Entries counted on one slate hand: the engine's actions, and the hand's players' names
+    and table seats (by hand seat)."""
+
+    actions: list[Action]
+    names: list[str]
+    seats: list[int]
+
+
+def counted_since(table_id: int, named_hand: Any, base: Any) -> Counted:
+    """The entries counted on the hand `named_hand` ("rubber/hand") from its `base`-th on: what
+    a phone that entered something on that hand, having seen `base` entries counted, did not
+    see (written on another phone meanwhile, or by the table), shown beside a refusal. Nothing
+    for a hand or a base that does not name one."""
+    named = named_hand if isinstance(named_hand, str) else ""
+    found = re.fullmatch(r"(\d{1,9})/(\d{1,9})", named)
+    if found is None or not isinstance(base, int) or isinstance(base, bool) or base < 0:
+        return Counted([], [], [])
+    row = PlayedHand.objects.filter(
+        rubber__table_id=table_id, rubber__number=int(found[1]), number=int(found[2])
+    ).first()
+    if row is None:
+        return Counted([], [], [])
+    hand, actions = parse_record(row.record)
+    return Counted(actions[base:], list(hand.players), list(row.seats))
 
 
 def undo(table_id: int, user: Any, named_hand: Any, action_id: Any) -> Outcome:

@@ -9,6 +9,7 @@ may keep it sees the buttons too.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,7 +18,9 @@ from django.utils.translation import gettext as _
 
 from games.engine import Action
 from games.models import Seat, Table
+from games.services.slate import Counted
 from games.services.state import TableState
+from games.view.context import render_error
 
 
 @dataclass
@@ -42,17 +45,18 @@ class SlateRow:
     knock: str = ""  # the knock's frame, for the double tap on her name
 
 
-def _frame(state: TableState, action: Action) -> dict[str, Any]:
-    frame: dict[str, Any] = {
-        "act": action.act,
-        "seat": state.table_seat(action.seat),
-        "hand": state.hand_name(),
-    }
+def _entry(seats: Sequence[int], action: Action) -> dict[str, Any]:
+    """`action` as an entry names it: table seats (`seats`: the hand's, by hand seat)."""
+    entry: dict[str, Any] = {"act": action.act, "seat": seats[action.seat]}
     if action.target is not None:
-        frame["target"] = state.table_seat(action.target)
+        entry["target"] = seats[action.target]
     if action.clean is not None:
-        frame["clean"] = action.clean
-    return frame
+        entry["clean"] = action.clean
+    return entry
+
+
+def _frame(state: TableState, action: Action) -> dict[str, Any]:
+    return {**_entry(state.hand_seats, action), "hand": state.hand_name()}
 
 
 def _label(act: str) -> str:
@@ -89,11 +93,11 @@ def _offer_away(state: TableState, row: SlateRow) -> None:
             )
 
 
-def _said(state: TableState, action: Action) -> str:
-    """One entry of the hand as the slate reads it."""
-    name = state.seats[state.table_seat(action.seat)].name
+def _said(names: Sequence[str], action: Action) -> str:
+    """One entry of a hand as the slate reads it (`names`: the hand's players, by hand seat)."""
+    name = names[action.seat]
     if action.act == "challenge" and action.target is not None:
-        target = state.seats[state.table_seat(action.target)].name
+        target = names[action.target]
         outcome = _("clean") if action.clean else _("not clean")
         return _("%(name)s challenges %(target)s: %(outcome)s") % {
             "name": name,
@@ -157,7 +161,7 @@ def slate_context(state: TableState, can_keep: bool) -> dict[str, Any]:
         if can_keep and (rubber_over or not row.out or seat.away):
             _offer_away(state, row)
         rows.append(row)
-    said = [] if hand is None else [_said(state, a) for a in hand.actions]
+    said = [] if hand is None else [_said(hand.players, a) for a in hand.actions]
     stake = hand.stake if hand is not None else 0
     score = ", ".join(f"{row.name} {row.lives}" for row in rows if not row.out)
     return {
@@ -165,6 +169,7 @@ def slate_context(state: TableState, can_keep: bool) -> dict[str, Any]:
         "rows": rows,
         "challenges": challenges,
         "said": said,
+        "step": len(said),
         "stake": stake,
         "hand_name": state.hand_name(),
         "rubber_number": rubber.number if rubber is not None else 0,
@@ -188,3 +193,19 @@ def slate_context(state: TableState, can_keep: bool) -> dict[str, Any]:
 def render_slate(state: TableState, can_keep: bool) -> str:
     """The live slate (`#slate-live`, out of band), in the active language."""
     return render_to_string("games/slate.html#live", slate_context(state, can_keep))
+
+
+def render_refusal(message: str, code: str, action_id: str, counted: Counted) -> str:
+    """A refused entry (`message` translated), and beside it what was counted on its hand
+    since the phone saw it (`#slate-since`): each entry with its frame's fields, so the phone
+    that sent it can leave out its own and show the others'."""
+    since = []
+    for action in counted.actions:
+        said = _said(counted.names, action)
+        text = said if action.auto else _("Entered on another phone: %(entry)s") % {"entry": said}
+        entry = {**_entry(counted.seats, action), **({"auto": True} if action.auto else {})}
+        since.append({"text": text, "entry": json.dumps(entry)})
+    context = {"action_id": action_id, "since": since}
+    return render_error(message, code, action_id) + render_to_string(
+        "games/slate.html#since", context
+    )

@@ -200,6 +200,54 @@ def tap_name_twice(page: Any, name: str) -> None:
     expect(page.locator("#slate-pending li")).to_have_count(0)
 
 
+def two_keepers(phones: Phones) -> tuple[Any, Any]:
+    """Sanne's and bas's phones at a Siwweschrööm slate that members keep, both showing it."""
+    server = phones.server
+    table = server.seed(people=["sanne", "bas", "cor"], builtin="siwweschroom", slate="members")
+    pages = (
+        phones.open(session=table["people"]["sanne"]),
+        phones.open(session=table["people"]["bas"]),
+    )
+    for page in pages:
+        page.goto(f"{server.url}/s/{table['code']}/")
+        expect(page.locator(".slate-player .act-knock")).to_have_count(3)
+    return pages
+
+
+def test_an_entry_refused_once_back_online_is_shown_with_the_other_phones_entry(
+    phones: Phones,
+) -> None:
+    """Sanne's phone loses the network and she enters bas's knock; meanwhile bas's phone, online,
+    enters cor's knock. Back online, bas's knock is refused (answers to cor's knock come
+    first), and sanne's phone shows it with its reason and with cor's knock beside it."""
+    sanne, bas = two_keepers(phones)
+    sanne.context.set_offline(True)
+    expect(sanne.locator("#slate-offline")).to_be_visible()
+    row(sanne, "bas").locator(".act-knock").click()
+    expect(sanne.locator("#slate-pending li")).to_have_count(1)
+    tap(bas, "cor", "knock")
+    phones.shot(sanne, "offline-with-an-entry")
+    sanne.context.set_offline(False)
+    expect(sanne.locator("#slate-pending li")).to_have_count(0, timeout=15_000)
+    expect(sanne.locator("#slate-offline")).to_be_hidden()
+    refused = sanne.locator("#slate-refused > li")
+    expect(refused).to_have_count(1)
+    expect(refused.locator(".refused-entry")).to_have_text("bas: Knock")
+    expect(refused.locator(".refused-why")).to_have_text(
+        "Refused: bas: Wait: answers to the knock come first."
+    )
+    expect(refused.locator(".refused-other")).to_have_text(["Entered on another phone: cor knocks"])
+    # Both phones show the slate as the server counted it: cor's knock, not bas's.
+    for page in (sanne, bas):
+        expect(page.locator(".slate-said")).to_have_text("cor knocks")
+    phones.shot(sanne, "refused-beside-the-other-phones-entry")
+    # Nothing is lost silently: the refusal stays, through a reload, until she has read it.
+    sanne.reload()
+    expect(refused.locator(".refused-other")).to_have_text(["Entered on another phone: cor knocks"])
+    refused.locator(".slate-dismiss").click()
+    expect(refused).to_have_count(0)
+
+
 def test_away_from_the_slate_table(phones: Phones) -> None:
     """A keeper puts cor on a break: on bas's knock the table folds for her by itself, and she
     is back with one tap. Before the next hand's first entry sanne goes to buy a round: she

@@ -3,6 +3,7 @@ the slate."""
 
 from __future__ import annotations
 
+import html
 import io
 import itertools
 import json
@@ -500,3 +501,31 @@ async def test_a_slate_socket_to_a_dealt_table_is_closed_as_not_found(klaver: Ca
     )
     connected, code = await communicator.connect(timeout=5)
     assert not connected or code == 4404 or (await communicator.receive_output())["code"] == 4404
+
+
+async def test_a_refused_entry_comes_with_what_another_phone_counted_since(klaver: Cast) -> None:
+    table = await database_sync_to_async(open_slate)(
+        klaver, SIWWESCHROOM, players=3, keepers=SlateKeepers.MEMBERS
+    )
+    anna = await slate_phone(klaver.anna, table.code)
+    bram = await slate_phone(klaver.bram, table.code)
+    attrs = slate_attrs(anna.frames[-1])
+    hand, base = attrs["hand"], int(attrs["step"])
+    # Anna's phone, offline, holds Bram's knock; meanwhile Bram's phone writes Cas's knock.
+    await bram.send({"act": "knock", "seat": 2, "hand": hand, "base": base, "id": "b-1"})
+    await acked(bram, "b-1")
+    await anna.drain()
+    await anna.send({"act": "knock", "seat": 1, "hand": hand, "base": base, "id": "a-1"})
+    refused = await anna.receive()
+    assert 'data-code="answers_awaited"' in refused and 'data-id="a-1"' in refused
+    since = re.search(r'<ol id="slate-since" data-id="a-1" hidden>(.*?)</ol>', refused)
+    assert since, refused
+    entries = re.findall(r'<li data-entry="([^"]*)">([^<]*)</li>', since.group(1))
+    assert [(json.loads(html.unescape(e)), text) for e, text in entries] == [
+        ({"act": "knock", "seat": 2}, "Entered on another phone: Cas knocks")
+    ]
+    # Seen from after Cas's knock, nothing was counted meanwhile.
+    await anna.send({"act": "knock", "seat": 1, "hand": hand, "base": base + 1, "id": "a-2"})
+    assert '<ol id="slate-since" data-id="a-2" hidden></ol>' in await anna.receive()
+    for phone in (anna, bram):
+        await phone.close()
