@@ -200,6 +200,88 @@ def tap_name_twice(page: Any, name: str) -> None:
     expect(page.locator("#slate-pending li")).to_have_count(0)
 
 
+def names_in_hand(page: Any) -> list[str]:
+    rows = page.locator(".slate-player:not(.is-out) .slate-name")
+    return [rows.nth(i).inner_text() for i in range(rows.count())]
+
+
+def dealer_of(page: Any) -> str:
+    deals = page.locator(".slate-player").filter(has=page.locator(".badge", has_text="deals"))
+    return str(deals.locator(".slate-name").inner_text())
+
+
+def strokes(page: Any, name: str) -> int:
+    return int(row(page, name).locator(".tally .stroke").count())
+
+
+def test_a_siwweschroom_rubber_to_the_last_one_standing_on_one_phone(phones: Phones) -> None:
+    """Seven strokes each, and whoever runs out leaves the rubber, which goes on until one
+    player has lives left. Every hand is tapped as at the table: a knock by a double tap on a
+    name, the answers, the last trick; the slate after each is the engine's, and at the end
+    the server's."""
+    from games.engine import Action
+    from games.engine.rubber import Rubber
+    from games.engine.rules import SIWWESCHROOM
+
+    server = phones.server
+    table = server.seed(people=["sanne", "bas", "cor"], builtin="siwweschroom", slate="creator")
+    page = phones.open(session=table["people"]["sanne"])
+    page.goto(f"{server.url}/s/{table['code']}/")
+    names = ["sanne", "bas", "cor"]
+    expect(page.locator(".slate-player")).to_have_count(3)
+    assert [strokes(page, n) for n in names] == [7, 7, 7]
+    # The same rubber in the engine, entry by entry: what the slate must show.
+    rubber = Rubber(SIWWESCHROOM, names, dealer=names.index(dealer_of(page)), slate=True)
+    phones.shot(page, "siwweschroom")
+    played_on = False
+    for number in range(1, 40):
+        if page.locator(".slate-over").count():
+            break
+        hand = rubber.deal()
+        seat = {name: rubber.to_hand_seat(names.index(name)) for name in names_in_hand(page)}
+        playing = names_in_hand(page)
+        assert [names[s] for s in rubber.hand_seats] == playing
+        # The knock comes from the first player after the dealer who may make it.
+        start = playing.index(dealer_of(page)) + 1
+        order = playing[start:] + playing[:start]
+        knocker = next(
+            (n for n in order if row(page, n).locator(".slate-name[data-knock]").count()), None
+        )
+        winner = order[0]
+        if knocker is not None:
+            tap_name_twice(page, knocker)
+            hand.apply(Action(seat[knocker], "knock"))
+            # The others answer in any order: on odd hands the last of them folds.
+            answering = [n for n in reversed(order) if n != knocker]
+            for index, name in enumerate(answering):
+                act = "fold" if number % 2 and index == 0 else "stay"
+                tap(page, name, act)
+                hand.apply(Action(seat[name], act))
+            winner = knocker if number % 3 else answering[-1]
+        if not hand.complete:
+            tap(page, winner, "last_trick")
+            hand.apply(Action(seat[winner], "last_trick"))
+        rubber.finish_hand()
+        assert [lives(page, n) for n in names] == rubber.lives, number
+        assert [strokes(page, n) for n in names] == rubber.lives, number
+        if rubber.lives.count(0) == 1 and not rubber.over:
+            # One is out and the rubber goes on: her row says so, and she is dealt no more.
+            out = names[rubber.lives.index(0)]
+            expect(row(page, out)).to_have_class(re.compile("is-out"))
+            played_on = True
+    expect(page.locator(".slate-over")).to_contain_text("The rubber is over.")
+    figures = server.seed(report=table["code"])
+    assert figures["names"] == names and figures["over"]
+    assert figures["lives"] == rubber.lives == [lives(page, n) for n in names]
+    assert [n for n, left in zip(names, figures["lives"], strict=True) if left] == [
+        names[figures["winner"]]
+    ]
+    expect(page.locator(".slate-over")).to_contain_text(f"{names[figures['winner']]} wins.")
+    assert figures["hands"] == len(rubber.outcomes)
+    assert played_on  # the rubber went on after the first went out
+    phones.shot(page, "last-one-standing")
+
+
 def two_keepers(phones: Phones) -> tuple[Any, Any]:
     """Sanne's and bas's phones at a Siwweschrööm slate that members keep, both showing it."""
     server = phones.server
@@ -212,6 +294,62 @@ def two_keepers(phones: Phones) -> tuple[Any, Any]:
         page.goto(f"{server.url}/s/{table['code']}/")
         expect(page.locator(".slate-player .act-knock")).to_have_count(3)
     return pages
+
+
+def test_two_phones_keep_one_slate_together(phones: Phones) -> None:
+    """Two keepers at one table (the table lets members keep it): what one phone enters, the
+    other shows at once, and they take turns at it."""
+    sanne, bas = two_keepers(phones)
+    # Two hands, the phones taking turns entry by entry; a knock is a double tap on a name.
+    hands = [
+        [
+            ("bas", "knock", "bas knocks"),
+            ("cor", "fold", "cor folds"),
+            ("sanne", "stay", "sanne stays"),
+            ("bas", "last_trick", ""),
+        ],
+        [
+            ("cor", "knock", "cor knocks"),
+            ("bas", "stay", "bas stays"),
+            ("sanne", "stay", "sanne stays"),
+            ("cor", "last_trick", ""),
+        ],
+    ]
+    turn = [sanne, bas]
+    for number, entries in enumerate(hands, start=2):
+        for name, act, line in entries:
+            on, other = turn
+            if act == "knock":
+                tap_name_twice(on, name)
+            else:
+                tap(on, name, act)
+            version = str(slate_version(on))
+            # On the other phone at once: the same version of the slate, the same line.
+            expect(other.locator("#slate-live")).to_have_attribute(
+                "data-version", version, timeout=2_000
+            )
+            if line:
+                expect(other.locator(".slate-said")).to_contain_text(line)
+            turn.reverse()
+        expect(sanne.locator("#slate-live")).to_have_attribute("data-hand", f"1/{number}")
+        phones.shot(turn[0], f"after-hand-{number - 1}")
+    # An undo on one phone is undone on the other too.
+    bas.locator(".slate-undo").click()
+    expect(sanne.locator("#slate-live")).to_have_attribute("data-hand", "1/2")
+    tap(sanne, "cor", "last_trick")
+    expect(bas.locator("#slate-live")).to_have_attribute("data-hand", "1/3")
+    # The same slate on both: every stroke, badge, button and line.
+    version = str(slate_version(sanne))
+    expect(bas.locator("#slate-live")).to_have_attribute("data-version", version)
+    # Hand 1 cost sanne the stake of 2 and cor 1 for her fold; hand 2 sanne and bas 2 each.
+    assert [lives(sanne, n) for n in ("sanne", "bas", "cor")] == [3, 5, 6]
+    assert [lives(bas, n) for n in ("sanne", "bas", "cor")] == [3, 5, 6]
+    whole = "e => e.outerHTML"
+    assert sanne.locator("#slate-live").evaluate(whole) == bas.locator("#slate-live").evaluate(
+        whole
+    )
+    phones.shot(sanne, "sanne-final")
+    phones.shot(bas, "bas-final")
 
 
 def test_an_entry_refused_once_back_online_is_shown_with_the_other_phones_entry(
