@@ -92,6 +92,30 @@ def auto_action(observation: Observation) -> Action:
 AWAY_REASONS = ("break", "round")
 
 
+def under_way(hand: Hand | None) -> bool:
+    """Whether a hand is being played, so that it is not "between hands" (rules.md 3.8): from
+    its deal to its end. A slate hand (3.9) only from its first entry: the slate opens the next
+    hand as the last one ends, while the real cards are still to be dealt at the table."""
+    if hand is None or hand.complete:
+        return False
+    return not hand.slate or bool(hand.actions)
+
+
+def away_choices(
+    rules: HouseRules, away: str, back_at_deal: bool, hand_under_way: bool, round_bought: bool
+) -> list[str]:
+    """What a table offers to say now of a player who is `away` ("", "break" or "round"):
+    "back" while she is away (not once she is back at the next deal), else "break" and, between
+    hands and once a rubber, "round"; each one `check_away` (or coming back) takes."""
+    if not rules.away_conventions:
+        return []
+    if away:
+        return [] if back_at_deal else ["back"]
+    if hand_under_way or round_bought:
+        return ["break"]
+    return ["break", "round"]
+
+
 def check_away(rules: HouseRules, reason: str, hand_under_way: bool, round_bought: bool) -> None:
     """Raise Refused unless a player may now go away for `reason` (`hand_under_way`: a hand is
     dealt and not over; `round_bought`: she bought a round in this rubber already)."""

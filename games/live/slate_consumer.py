@@ -1,16 +1,21 @@
 """A slate table's websocket: every phone with the code follows the slate; a keeper writes.
 
 The table's own consumer (games/live/consumers.py) with the slate's frames and view: the same hub
-renders it on every change, the same limits and errors apply. Frames:
+renders it on every change, the same limits and errors apply. An entry may carry `base`, the
+number of entries of its hand the phone showed when it was tapped: a refusal comes with the
+entries counted since (`#slate-since`). Frames:
 
 - `{"act": "knock", "seat": 2, "hand": "1/3", "id": "…"}`: an entry for that table seat (also
   `stay fold exchange last_trick`, and `challenge` with `target` and `clean`);
 - `{"type": "undo", "hand": "1/3", "id": "…"}`: one step back;
+- `{"type": "away", "seat": 2, "reason": "break", "hand": "1/3", "id": "…"}` (or `"round"`), and
+  `{"type": "back", "seat": 2, "hand": "1/3", "id": "…"}`: a player away from the table, and back;
 - `{"type": "next_rubber"}` once a rubber is over; `{"type": "sync"}`: the view again.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import time
 from collections import deque
@@ -32,7 +37,7 @@ from games.services.snapshots import view_state
 from games.services.state import TableState
 from games.services.tables import TableError
 from games.view.context import Shared
-from games.view.slate_html import render_slate
+from games.view.slate_html import render_refusal, render_slate
 
 
 class SlateConsumer(TableConsumer):
@@ -64,23 +69,45 @@ class SlateConsumer(TableConsumer):
         if kind == "sync":
             await self.send_view(force=True)
             return
-        if kind == "action":
-            entry = {k: v for k, v in frame.items() if k not in ("type", "id")}
-            outcome = await database_sync_to_async(slate.write)(
-                self.table_id, self.user, entry, action_id
-            )
-        elif kind == "undo":
-            outcome = await database_sync_to_async(slate.undo)(
-                self.table_id, self.user, frame.get("hand"), action_id
-            )
-        elif kind == "next_rubber":
+        if kind == "next_rubber":
             await database_sync_to_async(slate.next_rubber)(self.table_id, self.user)
             return
+        entry = {k: v for k, v in frame.items() if k not in ("type", "id")}
+        if kind == "action":
+            change = functools.partial(slate.write, self.table_id, self.user, entry)
+        elif kind == "undo":
+            change = functools.partial(slate.undo, self.table_id, self.user, frame.get("hand"))
+        elif kind == "away":
+            change = functools.partial(slate.go_away, self.table_id, self.user, entry)
+        elif kind == "back":
+            change = functools.partial(slate.come_back, self.table_id, self.user, entry)
         else:
             raise TableError("bad_frame", _("Unknown frame type."))
+        try:
+            outcome = await database_sync_to_async(change)(action_id)
+        except TableError as error:
+            await self.send_refusal(error, frame)
+            return
         await self.send(text_data=json.dumps({"ack": action_id}))
         if outcome.duplicate:
             await self.send_view(force=True)
+
+    async def send_refusal(self, error: TableError, frame: dict[str, Any]) -> None:
+        """The refusal of an entry, with what was counted on its hand since the slate the
+        keeper tapped it on (`base`: how many entries it showed): an entry queued offline may
+        be refused for what another phone wrote meanwhile, and the phone shows both."""
+        counted = await database_sync_to_async(slate.counted_since)(
+            self.table_id, frame.get("hand"), frame.get("base")
+        )
+        action_id = frame.get("id")
+        with translation.override(self.language):
+            html = render_refusal(
+                str(error.message),
+                error.code,
+                action_id if isinstance(action_id, str) else "",
+                counted,
+            )
+        await self.send(text_data=html)
 
     def _render_now(self) -> tuple[int, str | None]:
         state = view_state(self.table_id)

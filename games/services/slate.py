@@ -10,6 +10,7 @@ replays, so nothing is ever worked out beside the engine.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -21,7 +22,7 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
 from clubs.models import Club, HouseRuleProfile
-from games.engine import BadRecord, IllegalAction, parse_action, parse_record
+from games.engine import Action, BadRecord, IllegalAction, parse_action, parse_record
 from games.engine.rubber import Rubber as EngineRubber
 from games.models import PlayedHand, RubberPlayer, Seat, SlateKeepers, Table
 from games.services import store
@@ -32,12 +33,15 @@ from games.services.tables import (
     Outcome,
     TableError,
     _change,
+    _changed_seat,
     _deal,
     _finish_hand,
     check_action_id,
     check_hand,
     night_now,
     start_rubber,
+    step_away,
+    step_back,
     table_rules_of,
 )
 
@@ -142,14 +146,20 @@ def write(table_id: int, user: Any, frame: Mapping[str, Any], action_id: Any) ->
     return _change(table_id, make, action_id)
 
 
+def _seat(state: TableState, frame: Mapping[str, Any]) -> int:
+    """The table seat an entry is for."""
+    seat = frame.get("seat")
+    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < len(state.seats):
+        raise TableError("bad_action", _("There is no such seat."))
+    return seat
+
+
 def _write(state: TableState, frame: Mapping[str, Any], now: datetime) -> None:
     hand, row, table = state.hand, state.hand_row, state.table
     if table.status != Table.Status.PLAYING or hand is None or row is None or hand.complete:
         raise TableError("hand_over", _("No hand is being played."))
     check_hand(state, frame.get("hand"))
-    seat = frame.get("seat")
-    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < len(state.seats):
-        raise TableError("bad_action", _("There is no such seat."))
+    seat = _seat(state, frame)
     hand_seat = state.hand_seat(seat)
     if hand_seat is None:
         raise TableError("out", _("That player is out of this rubber."))
@@ -183,6 +193,93 @@ def _write(state: TableState, frame: Mapping[str, Any], now: datetime) -> None:
             # Real cards are dealt at the table: the slate's next hand starts at once (the
             # finished hand's record is written with its end).
             _deal(state, now)
+
+
+def go_away(table_id: int, user: Any, frame: Mapping[str, Any], action_id: Any) -> Outcome:
+    """A keeper writes that a player is away (rules.md 3.8; `frame`: `seat`, `reason` "break"
+    or "round", and `hand`), applied once per `action_id` or refused with a reason. The table
+    folds for her when her answer is due (games/engine/table.py); buying a round she is immune
+    in every hand dealt meanwhile."""
+    reason = frame.get("reason")
+    return _away(table_id, user, frame, action_id, reason if isinstance(reason, str) else "")
+
+
+def come_back(table_id: int, user: Any, frame: Mapping[str, Any], action_id: Any) -> Outcome:
+    """A keeper writes that a player is back (`frame`: `seat`, `hand`): from a break at once,
+    from buying a round at the next deal."""
+    return _away(table_id, user, frame, action_id, None)
+
+
+def _away(
+    table_id: int, user: Any, frame: Mapping[str, Any], action_id: Any, reason: str | None
+) -> Outcome:
+    """Away for `reason`, or back (None). A slate hand with nothing on it yet is between
+    hands: its real cards are still to come, so it is dealt again when a round is bought or
+    its buyer is back."""
+    check_action_id(action_id)
+
+    def make(state: TableState, now: datetime) -> None:
+        _check_keeper(state.table, user)
+        check_hand(state, frame.get("hand"))
+        index = _seat(state, frame)
+        was = state.seats[index].away
+        try:
+            if reason is None:
+                step_back(state, index)
+            else:
+                step_away(state, index, reason, now)
+        except TableError as error:
+            name = state.seats[index].name
+            raise TableError(
+                error.code, format_lazy("{name}: {reason}", name=name, reason=error.message)
+            ) from None
+        fresh = state.hand is not None and not state.hand.complete and not state.hand_under_way()
+        if fresh and "round" in (was, state.seats[index].away):
+            if reason is None and not _bought_before(state, index):
+                # Back before a hand was dealt to her while buying: no round bought yet.
+                _changed_seat(state, index, round_in_rubber=0)
+            _deal(state, now, again=True)
+
+    return _change(table_id, make, action_id)
+
+
+def _bought_before(state: TableState, index: int) -> bool:
+    """Whether the hand before the one under way was dealt to seat `index` while she bought
+    a round (immune)."""
+    row = state.hand_row
+    assert row is not None and state.rubber is not None
+    before = PlayedHand.objects.filter(rubber=state.rubber, number=row.number - 1).first()
+    if before is None or index not in before.seats:
+        return False
+    return before.seats.index(index) in before.record.get("immune", [])
+
+
+@dataclass(frozen=True)
+class Counted:
+    """Entries counted on one slate hand: the engine's actions, and the hand's players' names
+    and table seats (by hand seat)."""
+
+    actions: list[Action]
+    names: list[str]
+    seats: list[int]
+
+
+def counted_since(table_id: int, named_hand: Any, base: Any) -> Counted:
+    """The entries counted on the hand `named_hand` ("rubber/hand") from its `base`-th on: what
+    a phone that entered something on that hand, having seen `base` entries counted, did not
+    see (written on another phone meanwhile, or by the table), shown beside a refusal. Nothing
+    for a hand or a base that does not name one."""
+    named = named_hand if isinstance(named_hand, str) else ""
+    found = re.fullmatch(r"(\d{1,9})/(\d{1,9})", named)
+    if found is None or not isinstance(base, int) or isinstance(base, bool) or base < 0:
+        return Counted([], [], [])
+    row = PlayedHand.objects.filter(
+        rubber__table_id=table_id, rubber__number=int(found[1]), number=int(found[2])
+    ).first()
+    if row is None:
+        return Counted([], [], [])
+    hand, actions = parse_record(row.record)
+    return Counted(actions[base:], list(hand.players), list(row.seats))
 
 
 def undo(table_id: int, user: Any, named_hand: Any, action_id: Any) -> Outcome:

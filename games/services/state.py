@@ -129,6 +129,32 @@ class TableState:
             rubber.hand_seats = tuple(self.hand_seats)
         return rubber
 
+    def hand_under_way(self) -> bool:
+        """A hand of the rubber is being played: no round is bought now (rules.md 3.8)."""
+        playing = self.table.status == Table.Status.PLAYING and self.rubber is not None
+        return playing and table_rules.under_way(self.hand)
+
+    def round_bought(self, index: int) -> bool:
+        """The player in seat `index` bought her round of this rubber already; between
+        rubbers, a round counts for the next one."""
+        rubber = self.rubber
+        playing = self.table.status == Table.Status.PLAYING and rubber is not None
+        this_rubber = (rubber.number if playing else rubber.number + 1) if rubber else 1
+        return self.seats[index].round_in_rubber == this_rubber
+
+    def away_choices(self, index: int) -> list[str]:
+        """What may be said now of seat `index`'s player being away: "break", "round", "back"."""
+        if self.table.status == Table.Status.CLOSED:
+            return []
+        seat = self.seats[index]
+        return table_rules.away_choices(
+            self.rules,
+            seat.away,
+            seat.back_at_deal,
+            self.hand_under_way(),
+            self.round_bought(index),
+        )
+
     def laundry_open(self, now: datetime) -> bool:
         return table_rules.laundry_open(self.hand, self.table.laundry_until, now)
 

@@ -349,26 +349,29 @@ def go_away(table_id: int, holder: Holder, index: int, reason: str) -> int:
     rubber). The table plays for her meanwhile; every phone shows who is away and why."""
 
     def make(state: TableState, now: datetime) -> None:
-        table = state.table
-        seat = _own_seat(state, holder, index)
-        rubber = state.rubber
-        playing = table.status == Table.Status.PLAYING and rubber is not None
-        under_way = playing and state.hand is not None and not state.hand.complete
-        # A round bought between rubbers counts for the next one.
-        this_rubber = (rubber.number if playing else rubber.number + 1) if rubber else 1
-        try:
-            table_rules.check_away(
-                state.rules, reason, under_way, seat.round_in_rubber == this_rubber
-            )
-        except table_rules.Refused as refused:
-            raise TableError(refused.code, refusal_message(refused)) from None
-        if seat.away == reason and not seat.back_at_deal:
-            raise TableError("already_away", _("You are away already."))
-        _changed_seat(state, index, away=reason, back_at_deal=False)
-        if state.laundry_open(now) and _laundry_done(state):
-            table.laundry_until = None
+        _own_seat(state, holder, index)
+        step_away(state, index, reason, now)
 
     return _change(table_id, make).version
+
+
+def step_away(state: TableState, index: int, reason: str, now: datetime) -> None:
+    """Seat `index`'s player goes away for `reason`, or it is refused with why: the change of
+    `go_away` and of the slate's keepers (games/services/slate.py)."""
+    table, seat = state.table, state.seats[index]
+    if table.status == Table.Status.CLOSED:
+        raise TableError("closed", _("This table is closed."))
+    try:
+        table_rules.check_away(
+            state.rules, reason, state.hand_under_way(), state.round_bought(index)
+        )
+    except table_rules.Refused as refused:
+        raise TableError(refused.code, refusal_message(refused)) from None
+    if seat.away == reason and not seat.back_at_deal:
+        raise TableError("already_away", _("You are away already."))
+    _changed_seat(state, index, away=reason, back_at_deal=False)
+    if state.laundry_open(now) and _laundry_done(state):
+        table.laundry_until = None
 
 
 def come_back(table_id: int, holder: Holder, index: int) -> int:
@@ -376,22 +379,23 @@ def come_back(table_id: int, holder: Holder, index: int) -> int:
     from buying a round at the next deal, the hand under way staying as it was dealt."""
 
     def make(state: TableState, now: datetime) -> None:
-        seat = _own_seat(state, holder, index)
-        if not seat.away or seat.back_at_deal:
-            raise TableError("not_away", _("You are not away."))
-        dealt_away = (
-            seat.away == "round"
-            and state.hand is not None
-            and not state.hand.complete
-            and state.table.status == Table.Status.PLAYING
-        )
-        if dealt_away:
-            _changed_seat(state, index, back_at_deal=True)
-        else:
-            _changed_seat(state, index, away="", back_at_deal=False)
+        _own_seat(state, holder, index)
+        step_back(state, index)
         state.table.paused = False  # she is at the table: it goes on
 
     return _change(table_id, make).version
+
+
+def step_back(state: TableState, index: int) -> None:
+    """Seat `index`'s player is back, or it is refused with why (`come_back`, and the
+    slate's keepers)."""
+    seat = state.seats[index]
+    if not seat.away or seat.back_at_deal:
+        raise TableError("not_away", _("You are not away."))
+    if seat.away == "round" and state.hand_under_way():
+        _changed_seat(state, index, back_at_deal=True)
+    else:
+        _changed_seat(state, index, away="", back_at_deal=False)
 
 
 def _own_seat(state: TableState, holder: Holder, index: Any) -> Seat:
@@ -466,10 +470,15 @@ def start_rubber(table_id: int, who: User | Holder) -> int:
     return _change(table_id, make).version
 
 
-def _deal(state: TableState, now: datetime) -> bool:
+def _deal(state: TableState, now: datetime, *, again: bool = False) -> bool:
     """The next hand of the rubber; True when it changed a seat's row too (someone back from
-    buying a round, or dealt in while away buying one)."""
+    buying a round, or dealt in while away buying one). `again`: the hand under way, with
+    nothing played in it, is dealt once more in its own row (a slate hand whose real cards are
+    still to come, when who buys a round changed)."""
     assert state.rubber is not None
+    if again:
+        assert state.hand is not None and not state.hand.actions
+        state.hand = None  # the rubber deals from the lives and the dealer it left
     rubber_number = state.rubber.number
     back = [s.index for s in state.seats if s.back_at_deal]
     buying = [s.index for s in state.seats if s.away == "round" and not s.back_at_deal]
@@ -480,14 +489,20 @@ def _deal(state: TableState, now: datetime) -> bool:
     rubber = state.engine_rubber()
     # Every hand dealt while she buys a round, she loses no lives (rules.md 3.8).
     hand = rubber.deal(immune=buying)
-    # After the rubber's latest hand, as load_state reads it; the first of a new rubber.
     last = state.hand_row
-    ongoing = last is not None and state.rubber.pk is not None
-    number = last.number + 1 if ongoing and last.rubber_id == state.rubber.pk else 1
-    row = PlayedHand(
-        rubber=state.rubber, number=number, seats=list(rubber.hand_seats), record=hand.record()
-    )
-    state.later.append(row.save)
+    if again:
+        assert last is not None
+        row = last
+        row.record = hand.record()
+        state.record_changed = True  # written with the table's fields (store.py)
+    else:
+        # After the rubber's latest hand, as load_state reads it; the first of a new rubber.
+        ongoing = last is not None and state.rubber.pk is not None
+        number = last.number + 1 if ongoing and last.rubber_id == state.rubber.pk else 1
+        row = PlayedHand(
+            rubber=state.rubber, number=number, seats=list(rubber.hand_seats), record=hand.record()
+        )
+        state.later.append(row.save)
     state.hand_row = row
     state.hand = hand
     state.hand_seats = list(rubber.hand_seats)

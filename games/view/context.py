@@ -425,23 +425,15 @@ def _knock_button(
 def _away_buttons(state: TableState, seat: int | None) -> list[dict[str, Any]]:
     """A break, buying a round, and back from them, for the seat shown (rules.md 3.8); only
     what the table takes now."""
-    if seat is None or not state.rules.away_conventions:
+    if seat is None:
         return []
-    table, rubber, hand = state.table, state.rubber, state.hand
-    if table.status not in (Table.Status.WAITING, Table.Status.PLAYING, Table.Status.RUBBER_OVER):
-        return []
-    me = state.seats[seat]
-    if me.away and not me.back_at_deal:
-        return [_button("back", "back", {"type": "back", "seat": seat})]
-    if me.away:
-        return []  # back from buying a round at the next deal
-    buttons = [_button("away", "away:break", {"type": "away", "seat": seat, "reason": "break"})]
-    playing = table.status == Table.Status.PLAYING and rubber is not None
-    under_way = playing and hand is not None and not hand.complete
-    this_rubber = (rubber.number if playing else rubber.number + 1) if rubber else 1
-    if not under_way and me.round_in_rubber != this_rubber:
-        vals = {"type": "away", "seat": seat, "reason": "round"}
-        buttons.append(_button("away", "away:round", vals))
+    buttons = []
+    for choice in state.away_choices(seat):
+        if choice == "back":
+            buttons.append(_button("back", "back", {"type": "back", "seat": seat}))
+        else:
+            vals = {"type": "away", "seat": seat, "reason": choice}
+            buttons.append(_button("away", f"away:{choice}", vals))
     return buttons
 
 

@@ -9,6 +9,7 @@ may keep it sees the buttons too.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,8 +17,10 @@ from django.template.loader import render_to_string
 from django.utils.translation import gettext as _
 
 from games.engine import Action
-from games.models import Table
+from games.models import Seat, Table
+from games.services.slate import Counted
 from games.services.state import TableState
+from games.view.context import render_error
 
 
 @dataclass
@@ -35,22 +38,25 @@ class SlateRow:
     knocks: int = 0
     exchanges: int = 0
     open_hand: bool = False
-    away: str = ""
+    away: str = ""  # why she is away, as her badge reads
     buttons: list[dict[str, str]] = field(default_factory=list)
+    away_buttons: list[dict[str, str]] = field(default_factory=list)  # a break, a round
+    back: str = ""  # the frame of "back at the table", while she is away
     knock: str = ""  # the knock's frame, for the double tap on her name
 
 
-def _frame(state: TableState, action: Action) -> dict[str, Any]:
-    frame: dict[str, Any] = {
-        "act": action.act,
-        "seat": state.table_seat(action.seat),
-        "hand": state.hand_name(),
-    }
+def _entry(seats: Sequence[int], action: Action) -> dict[str, Any]:
+    """`action` as an entry names it: table seats (`seats`: the hand's, by hand seat)."""
+    entry: dict[str, Any] = {"act": action.act, "seat": seats[action.seat]}
     if action.target is not None:
-        frame["target"] = state.table_seat(action.target)
+        entry["target"] = seats[action.target]
     if action.clean is not None:
-        frame["clean"] = action.clean
-    return frame
+        entry["clean"] = action.clean
+    return entry
+
+
+def _frame(state: TableState, action: Action) -> dict[str, Any]:
+    return {**_entry(state.hand_seats, action), "hand": state.hand_name()}
 
 
 def _label(act: str) -> str:
@@ -63,11 +69,35 @@ def _label(act: str) -> str:
     }[act]
 
 
-def _said(state: TableState, action: Action) -> str:
-    """One entry of the hand as the slate reads it."""
-    name = state.seats[state.table_seat(action.seat)].name
+def _away(seat: Seat) -> str:
+    """Why a player is away, as every phone shows it (rules.md 3.8)."""
+    if seat.away == "break":
+        return _("on a break")
+    if seat.away == "round":
+        return _("back next hand") if seat.back_at_deal else _("buying a round")
+    return ""
+
+
+def _offer_away(state: TableState, row: SlateRow) -> None:
+    """What a keeper may write now of `row`'s player being away, or back."""
+    labels = {"break": _("On a break"), "round": _("Buying a round")}
+    for choice in state.away_choices(row.seat):
+        frame: dict[str, Any] = {"type": "away", "seat": row.seat, "hand": state.hand_name()}
+        if choice == "back":
+            frame["type"] = "back"
+            row.back = json.dumps(frame)
+        else:
+            frame["reason"] = choice
+            row.away_buttons.append(
+                {"act": choice, "label": labels[choice], "frame": json.dumps(frame)}
+            )
+
+
+def _said(names: Sequence[str], action: Action) -> str:
+    """One entry of a hand as the slate reads it (`names`: the hand's players, by hand seat)."""
+    name = names[action.seat]
     if action.act == "challenge" and action.target is not None:
-        target = state.seats[state.table_seat(action.target)].name
+        target = names[action.target]
         outcome = _("clean") if action.clean else _("not clean")
         return _("%(name)s challenges %(target)s: %(outcome)s") % {
             "name": name,
@@ -91,9 +121,10 @@ def slate_context(state: TableState, can_keep: bool) -> dict[str, Any]:
     challenges: list[dict[str, Any]] = []
     lives = list(rubber.lives) if rubber is not None else []
     playing = table.status == Table.Status.PLAYING and hand is not None and not hand.complete
+    rubber_over = table.status == Table.Status.RUBBER_OVER
     for seat in state.seats:
         hand_seat = state.hand_seat(seat.index)
-        row = SlateRow(seat=seat.index, name=seat.name, lives=0, away=seat.away)
+        row = SlateRow(seat=seat.index, name=seat.name, lives=0, away=_away(seat))
         if hand is not None and hand_seat is not None:
             row.lives = hand.lives[hand_seat]
             row.dealer = hand.dealer == hand_seat
@@ -127,8 +158,10 @@ def slate_context(state: TableState, can_keep: bool) -> dict[str, Any]:
                 if action.act == "knock":
                     row.knock = frame
                 row.buttons.append({"act": action.act, "label": _label(action.act), "frame": frame})
+        if can_keep and (rubber_over or not row.out or seat.away):
+            _offer_away(state, row)
         rows.append(row)
-    said = [] if hand is None else [_said(state, a) for a in hand.actions]
+    said = [] if hand is None else [_said(hand.players, a) for a in hand.actions]
     stake = hand.stake if hand is not None else 0
     score = ", ".join(f"{row.name} {row.lives}" for row in rows if not row.out)
     return {
@@ -136,13 +169,14 @@ def slate_context(state: TableState, can_keep: bool) -> dict[str, Any]:
         "rows": rows,
         "challenges": challenges,
         "said": said,
+        "step": len(said),
         "stake": stake,
         "hand_name": state.hand_name(),
         "rubber_number": rubber.number if rubber is not None else 0,
         "hand_number": state.hand_row.number if state.hand_row is not None else 0,
         "laundry": bool(hand is not None and hand.laundry and not hand.complete),
         "poverty": bool(hand is not None and hand.poverty),
-        "rubber_over": table.status == Table.Status.RUBBER_OVER,
+        "rubber_over": rubber_over,
         "losers": [state.seats[s].name for s in (rubber.losers if rubber else [])],
         "winner": (
             state.seats[rubber.winner].name
@@ -159,3 +193,19 @@ def slate_context(state: TableState, can_keep: bool) -> dict[str, Any]:
 def render_slate(state: TableState, can_keep: bool) -> str:
     """The live slate (`#slate-live`, out of band), in the active language."""
     return render_to_string("games/slate.html#live", slate_context(state, can_keep))
+
+
+def render_refusal(message: str, code: str, action_id: str, counted: Counted) -> str:
+    """A refused entry (`message` translated), and beside it what was counted on its hand
+    since the phone saw it (`#slate-since`): each entry with its frame's fields, so the phone
+    that sent it can leave out its own and show the others'."""
+    since = []
+    for action in counted.actions:
+        said = _said(counted.names, action)
+        text = said if action.auto else _("Entered on another phone: %(entry)s") % {"entry": said}
+        entry = {**_entry(counted.seats, action), **({"auto": True} if action.auto else {})}
+        since.append({"text": text, "entry": json.dumps(entry)})
+    context = {"action_id": action_id, "since": since}
+    return render_error(message, code, action_id) + render_to_string(
+        "games/slate.html#since", context
+    )

@@ -30,12 +30,20 @@
   }
 
   // -- the queue, kept in the phone ----------------------------------------------------------
-  function load() {
-    try { return JSON.parse(localStorage.getItem(KEY) || "[]"); } catch (err) { return []; }
+  // Three lists, each kept through a reload: the entries not yet counted, the entries this
+  // phone had counted (to tell its own from another phone's beside a refusal), and the
+  // refused ones, shown until the keeper has read them: nothing entered is lost silently.
+  function load(key) {
+    try { return JSON.parse(localStorage.getItem(key) || "[]"); } catch (err) { return []; }
   }
-  var queue = load();
+  function keep(key, list) {
+    try { localStorage.setItem(key, JSON.stringify(list)); } catch (err) { /* private mode */ }
+  }
+  var queue = load(KEY);
+  var counted = load(KEY + "-counted");
+  var refusals = load(KEY + "-refused");
   function store() {
-    try { localStorage.setItem(KEY, JSON.stringify(queue)); } catch (err) { /* private mode */ }
+    keep(KEY, queue);
     show();
   }
 
@@ -52,18 +60,79 @@
     });
   }
 
-  function refused(entry, message) {
+  // An entry as the server's `#slate-since` names it (games/view/slate_html.py `_entry`).
+  function keyOf(hand, e) {
+    return JSON.stringify([hand, e.act, e.seat, e.target, e.clean, !!e.auto]);
+  }
+
+  function wasCounted(entry) {
+    var f = entry.frame;
+    if (!f.act) return; // an undo, a break: no entry of the hand
+    counted.push({ hand: f.hand, base: f.base, key: keyOf(f.hand, f) });
+    counted = counted.slice(-100);
+    keep(KEY + "-counted", counted);
+  }
+
+  // What the server counted on the refused entry's hand since its slate was shown, less
+  // what this phone itself had counted since: another phone's entries, or the table's.
+  function others(doc, entry) {
+    var since = doc.getElementById("slate-since");
+    if (!since || since.dataset.id !== entry.frame.id) return [];
+    var f = entry.frame;
+    var mine = counted.filter(function (c) { return c.hand === f.hand && c.base >= f.base; })
+      .map(function (c) { return c.key; });
+    var found = [];
+    Array.prototype.forEach.call(since.querySelectorAll("li"), function (li) {
+      var at = mine.indexOf(keyOf(f.hand, JSON.parse(li.dataset.entry)));
+      if (at >= 0) mine.splice(at, 1);
+      else found.push(li.textContent);
+    });
+    return found;
+  }
+
+  function refused(entry, message, besides) {
+    refusals.push({ id: entry.frame.id, text: entry.text, reason: message, others: besides });
+    keep(KEY + "-refused", refusals);
+    showRefused();
+  }
+
+  function showRefused() {
     var list = document.getElementById("slate-refused");
     if (!list) return;
-    var li = document.createElement("li");
-    li.className = "is-refused";
-    li.textContent = entry.text + ": " + message;
-    li.addEventListener("click", function () { li.remove(); });
-    list.appendChild(li);
+    list.textContent = "";
+    refusals.forEach(function (r) {
+      var li = document.createElement("li");
+      li.className = "is-refused";
+      li.dataset.id = r.id;
+      function line(cls, text) {
+        var p = document.createElement("p");
+        p.className = cls;
+        p.textContent = text;
+        li.appendChild(p);
+      }
+      line("refused-entry", r.text);
+      line("refused-why", list.dataset.refused + " " + r.reason);
+      (r.others || []).forEach(function (text) { line("refused-other", text); });
+      var done = document.createElement("button");
+      done.type = "button";
+      done.className = "slate-button slate-dismiss";
+      done.textContent = list.dataset.dismiss;
+      done.addEventListener("click", function () {
+        refusals = refusals.filter(function (x) { return x.id !== r.id; });
+        keep(KEY + "-refused", refusals);
+        showRefused();
+      });
+      li.appendChild(done);
+      list.appendChild(li);
+    });
   }
 
   function enter(frame, text) {
     frame.id = actionId();
+    var slate = live();
+    // How many of its hand's entries the slate showed: a refusal then says what was counted
+    // since (games/live/slate_consumer.py).
+    if (slate) frame.base = +slate.dataset.step;
     queue.push({ frame: frame, text: text });
     store();
     pump();
@@ -86,6 +155,10 @@
     socket.send(JSON.stringify(queue[0].frame));
   }
 
+  function entryOf(id) {
+    return queue.filter(function (entry) { return entry.frame.id === id; })[0];
+  }
+
   function answered(id) {
     queue = queue.filter(function (entry) { return entry.frame.id !== id; });
     if (inflight === id) inflight = null;
@@ -95,10 +168,19 @@
   }
 
   // -- the socket ------------------------------------------------------------------------------
+  var connecting = null; // a socket opening, not open yet
+  var retry = null; // the timer of the next try
+
   function connect() {
+    clearTimeout(retry);
+    retry = null;
+    // One socket at a time; none while the phone says it has no network ("online" comes).
+    if (connecting || open || navigator.onLine === false) return;
     var scheme = location.protocol === "https:" ? "wss://" : "ws://";
     var ws = new WebSocket(scheme + location.host + page.dataset.ws);
+    connecting = ws;
     ws.onopen = function () {
+      if (connecting === ws) connecting = null;
       socket = ws;
       open = true;
       tries = 0;
@@ -108,17 +190,39 @@
       pump();
     };
     ws.onclose = function (e) {
-      if (socket === ws || !open) {
+      if (connecting === ws) connecting = null;
+      if (socket === ws) {
+        socket = null;
         open = false;
-        inflight = null;
-        clearTimeout(watchdog);
-        setOffline(true);
-        // 4xxx: the table says no, and will keep saying it.
-        if (e.code < 4000 || e.code >= 5000) setTimeout(connect, Math.min(250 * Math.pow(2, tries++), 4000));
+      } else if (open) {
+        return; // an old socket, already replaced
+      }
+      inflight = null;
+      clearTimeout(watchdog);
+      setOffline(true);
+      // 4xxx: the table says no, and will keep saying it.
+      if (e.code < 4000 || e.code >= 5000) {
+        retry = setTimeout(connect, Math.min(250 * Math.pow(2, tries++), 4000));
       }
     };
     ws.onmessage = function (e) { listen(); hear(e.data); };
   }
+
+  // The phone knows before the socket does: entries wait in the queue at once, and go as
+  // soon as the network is back.
+  window.addEventListener("offline", function () {
+    var dead = socket;
+    socket = null;
+    open = false;
+    inflight = null;
+    clearTimeout(watchdog);
+    setOffline(true);
+    if (dead) dead.close();
+  });
+  window.addEventListener("online", function () {
+    tries = 0;
+    connect();
+  });
 
   function listen() {
     clearTimeout(watchdog);
@@ -132,19 +236,23 @@
   function hear(text) {
     if (text.charAt(0) === "{") {
       var word = JSON.parse(text);
-      if (word.ack) answered(word.ack);
+      if (word.ack) {
+        var done = entryOf(word.ack);
+        if (done) wasCounted(done);
+        answered(word.ack);
+      }
       return;
     }
     var doc = new DOMParser().parseFromString(text, "text/html");
     var error = doc.getElementById("table-error");
     if (error) {
       var id = error.dataset.id;
-      var entry = queue.filter(function (q) { return q.frame.id === id; })[0];
+      var entry = entryOf(id);
       if (entry && error.dataset.code === "retry") {
         inflight = null;
         setTimeout(pump, 1000);
       } else if (entry) {
-        refused(entry, error.textContent);
+        refused(entry, error.textContent, others(doc, entry));
         answered(id);
       } else {
         // Not about an entry (too many frames at once): the one in flight goes again.
@@ -159,7 +267,14 @@
       if (v < version) return; // an older slate after a newer one: keep the newer
       version = v;
       var old = live();
-      if (old) old.replaceWith(document.adoptNode(fresh));
+      if (old) {
+        // A row's "away" choices stay open for the keeper who opened them.
+        Array.prototype.forEach.call(old.querySelectorAll("details[open]"), function (d) {
+          var same = fresh.querySelector('details[data-seat="' + d.dataset.seat + '"]');
+          if (same) same.open = true;
+        });
+        old.replaceWith(document.adoptNode(fresh));
+      }
       var box2 = document.getElementById("table-error");
       if (box2 && !error) box2.textContent = "";
       after();
@@ -238,7 +353,7 @@
     var now = Date.now();
     if (lastTap && lastTap.el === name && now - lastTap.t < 400) {
       lastTap = null;
-      if (name.dataset.knock) enter(JSON.parse(name.dataset.knock), name.textContent + ": knock");
+      if (name.dataset.knock) enter(JSON.parse(name.dataset.knock), name.dataset.knockText);
       return;
     }
     lastTap = { el: name, t: now };
@@ -247,6 +362,7 @@
   var first = live();
   if (first) { version = +first.dataset.version; hand = first.dataset.hand; }
   show();
+  showRefused();
   connect();
   after();
 })();

@@ -1,8 +1,9 @@
 """Sets up people and tables in the browser tests' database, run in its own process.
 
 `python -m tests.browser.seed '<json>'` with DATABASE_URL pointing at the live server's
-database; prints one JSON line: session cookies and table codes. The test process itself never
-opens that database, so pytest-django's own test database stays out of the way.
+database; prints one JSON line: session cookies and table codes (or, given `{"report": code}`,
+the server's figures of that table's rubber). The test process itself never opens that
+database, so pytest-django's own test database stays out of the way.
 """
 
 from __future__ import annotations
@@ -23,17 +24,24 @@ def main(spec: dict[str, Any]) -> dict[str, Any]:
     from django.contrib.sessions.backends.db import SessionStore
 
     from accounts.models import User
+    from clubs.house_rules import BUILT_IN_NAMES
     from clubs.models import Club, HouseRuleProfile, Membership
     from games.engine import HouseRules
+    from games.engine.rules import BUILT_IN_PROFILES
     from games.live.consumers import HOLDER_SESSION_KEY
     from games.models import Table
     from games.services import tables
     from games.services.state import Holder
 
+    if "report" in spec:
+        return report(spec["report"])
     club, _ = Club.objects.get_or_create(name="De Gouden Klaver", slug="de-gouden-klaver")
-    rules = HouseRules(**spec.get("rules", {}))
+    # A built-in profile by its key ("siwweschroom"), as a club starts one; else test rules.
+    builtin = spec.get("builtin")
+    rules = BUILT_IN_PROFILES[builtin] if builtin else HouseRules(**spec.get("rules", {}))
+    name = str(BUILT_IN_NAMES[builtin]) if builtin else "Test"
     profile = HouseRuleProfile.objects.create(
-        club=club, name=f"Test {HouseRuleProfile.objects.count()}", rules_json=rules.to_json()
+        club=club, name=f"{name} {HouseRuleProfile.objects.count()}", rules_json=rules.to_json()
     )
     out: dict[str, Any] = {"people": {}}
     users = {}
@@ -92,6 +100,25 @@ def main(spec: dict[str, Any]) -> dict[str, Any]:
         tables.start_rubber(table.pk, creator)
     out["code"] = Table.objects.get(pk=table.pk).code
     return out
+
+
+def report(code: str) -> dict[str, Any]:
+    """The server's figures of a table's last rubber: lives, winner and losers (table seats),
+    its hands and the seats' names."""
+    from games.models import PlayedHand, Rubber, Seat
+
+    rubber = Rubber.objects.filter(table__code=code).order_by("-number").first()
+    assert rubber is not None
+    return {
+        "names": list(
+            Seat.objects.filter(table__code=code).order_by("index").values_list("name", flat=True)
+        ),
+        "lives": rubber.lives,
+        "over": rubber.over,
+        "winner": rubber.winner,
+        "losers": rubber.losers,
+        "hands": PlayedHand.objects.filter(rubber=rubber).count(),
+    }
 
 
 if __name__ == "__main__":

@@ -180,3 +180,251 @@ def test_a_hand_entered_offline_is_counted_when_the_phone_is_back(phones: Phones
     hand.apply(Action(2, "fold"))
     hand.apply(Action(1, "last_trick"))
     assert [lives(page, n) for n in ("sanne", "bas", "cor")] == hand.lives
+
+
+# -- away, a Siwweschrööm rubber, two phones ---------------------------------------------------
+
+
+def tap_name_twice(page: Any, name: str) -> None:
+    """A double tap with a finger on the player's name (a knock for her), until it is counted."""
+    before = slate_version(page)
+    target = row(page, name).locator(".slate-name")
+    target.scroll_into_view_if_needed()
+    box = target.bounding_box()
+    assert box is not None, name
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.touchscreen.tap(x, y)
+    page.wait_for_timeout(80)
+    page.touchscreen.tap(x, y)
+    expect(page.locator("#slate-live")).not_to_have_attribute("data-version", str(before))
+    expect(page.locator("#slate-pending li")).to_have_count(0)
+
+
+def names_in_hand(page: Any) -> list[str]:
+    rows = page.locator(".slate-player:not(.is-out) .slate-name")
+    return [rows.nth(i).inner_text() for i in range(rows.count())]
+
+
+def dealer_of(page: Any) -> str:
+    deals = page.locator(".slate-player").filter(has=page.locator(".badge", has_text="deals"))
+    return str(deals.locator(".slate-name").inner_text())
+
+
+def strokes(page: Any, name: str) -> int:
+    return int(row(page, name).locator(".tally .stroke").count())
+
+
+def test_a_siwweschroom_rubber_to_the_last_one_standing_on_one_phone(phones: Phones) -> None:
+    """Seven strokes each, and whoever runs out leaves the rubber, which goes on until one
+    player has lives left. Every hand is tapped as at the table: a knock by a double tap on a
+    name, the answers, the last trick; the slate after each is the engine's, and at the end
+    the server's."""
+    from games.engine import Action
+    from games.engine.rubber import Rubber
+    from games.engine.rules import SIWWESCHROOM
+
+    server = phones.server
+    table = server.seed(people=["sanne", "bas", "cor"], builtin="siwweschroom", slate="creator")
+    page = phones.open(session=table["people"]["sanne"])
+    page.goto(f"{server.url}/s/{table['code']}/")
+    names = ["sanne", "bas", "cor"]
+    expect(page.locator(".slate-player")).to_have_count(3)
+    assert [strokes(page, n) for n in names] == [7, 7, 7]
+    # The same rubber in the engine, entry by entry: what the slate must show.
+    rubber = Rubber(SIWWESCHROOM, names, dealer=names.index(dealer_of(page)), slate=True)
+    phones.shot(page, "siwweschroom")
+    played_on = False
+    for number in range(1, 40):
+        if page.locator(".slate-over").count():
+            break
+        hand = rubber.deal()
+        seat = {name: rubber.to_hand_seat(names.index(name)) for name in names_in_hand(page)}
+        playing = names_in_hand(page)
+        assert [names[s] for s in rubber.hand_seats] == playing
+        # The knock comes from the first player after the dealer who may make it.
+        start = playing.index(dealer_of(page)) + 1
+        order = playing[start:] + playing[:start]
+        knocker = next(
+            (n for n in order if row(page, n).locator(".slate-name[data-knock]").count()), None
+        )
+        winner = order[0]
+        if knocker is not None:
+            tap_name_twice(page, knocker)
+            hand.apply(Action(seat[knocker], "knock"))
+            # The others answer in any order: on odd hands the last of them folds.
+            answering = [n for n in reversed(order) if n != knocker]
+            for index, name in enumerate(answering):
+                act = "fold" if number % 2 and index == 0 else "stay"
+                tap(page, name, act)
+                hand.apply(Action(seat[name], act))
+            winner = knocker if number % 3 else answering[-1]
+        if not hand.complete:
+            tap(page, winner, "last_trick")
+            hand.apply(Action(seat[winner], "last_trick"))
+        rubber.finish_hand()
+        assert [lives(page, n) for n in names] == rubber.lives, number
+        assert [strokes(page, n) for n in names] == rubber.lives, number
+        if rubber.lives.count(0) == 1 and not rubber.over:
+            # One is out and the rubber goes on: her row says so, and she is dealt no more.
+            out = names[rubber.lives.index(0)]
+            expect(row(page, out)).to_have_class(re.compile("is-out"))
+            played_on = True
+    expect(page.locator(".slate-over")).to_contain_text("The rubber is over.")
+    figures = server.seed(report=table["code"])
+    assert figures["names"] == names and figures["over"]
+    assert figures["lives"] == rubber.lives == [lives(page, n) for n in names]
+    assert [n for n, left in zip(names, figures["lives"], strict=True) if left] == [
+        names[figures["winner"]]
+    ]
+    expect(page.locator(".slate-over")).to_contain_text(f"{names[figures['winner']]} wins.")
+    assert figures["hands"] == len(rubber.outcomes)
+    assert played_on  # the rubber went on after the first went out
+    phones.shot(page, "last-one-standing")
+
+
+def two_keepers(phones: Phones) -> tuple[Any, Any]:
+    """Sanne's and bas's phones at a Siwweschrööm slate that members keep, both showing it."""
+    server = phones.server
+    table = server.seed(people=["sanne", "bas", "cor"], builtin="siwweschroom", slate="members")
+    pages = (
+        phones.open(session=table["people"]["sanne"]),
+        phones.open(session=table["people"]["bas"]),
+    )
+    for page in pages:
+        page.goto(f"{server.url}/s/{table['code']}/")
+        expect(page.locator(".slate-player .act-knock")).to_have_count(3)
+    return pages
+
+
+def test_two_phones_keep_one_slate_together(phones: Phones) -> None:
+    """Two keepers at one table (the table lets members keep it): what one phone enters, the
+    other shows at once, and they take turns at it."""
+    sanne, bas = two_keepers(phones)
+    # Two hands, the phones taking turns entry by entry; a knock is a double tap on a name.
+    hands = [
+        [
+            ("bas", "knock", "bas knocks"),
+            ("cor", "fold", "cor folds"),
+            ("sanne", "stay", "sanne stays"),
+            ("bas", "last_trick", ""),
+        ],
+        [
+            ("cor", "knock", "cor knocks"),
+            ("bas", "stay", "bas stays"),
+            ("sanne", "stay", "sanne stays"),
+            ("cor", "last_trick", ""),
+        ],
+    ]
+    turn = [sanne, bas]
+    for number, entries in enumerate(hands, start=2):
+        for name, act, line in entries:
+            on, other = turn
+            if act == "knock":
+                tap_name_twice(on, name)
+            else:
+                tap(on, name, act)
+            version = str(slate_version(on))
+            # On the other phone at once: the same version of the slate, the same line.
+            expect(other.locator("#slate-live")).to_have_attribute(
+                "data-version", version, timeout=2_000
+            )
+            if line:
+                expect(other.locator(".slate-said")).to_contain_text(line)
+            turn.reverse()
+        expect(sanne.locator("#slate-live")).to_have_attribute("data-hand", f"1/{number}")
+        phones.shot(turn[0], f"after-hand-{number - 1}")
+    # An undo on one phone is undone on the other too.
+    bas.locator(".slate-undo").click()
+    expect(sanne.locator("#slate-live")).to_have_attribute("data-hand", "1/2")
+    tap(sanne, "cor", "last_trick")
+    expect(bas.locator("#slate-live")).to_have_attribute("data-hand", "1/3")
+    # The same slate on both: every stroke, badge, button and line.
+    version = str(slate_version(sanne))
+    expect(bas.locator("#slate-live")).to_have_attribute("data-version", version)
+    # Hand 1 cost sanne the stake of 2 and cor 1 for her fold; hand 2 sanne and bas 2 each.
+    assert [lives(sanne, n) for n in ("sanne", "bas", "cor")] == [3, 5, 6]
+    assert [lives(bas, n) for n in ("sanne", "bas", "cor")] == [3, 5, 6]
+    whole = "e => e.outerHTML"
+    assert sanne.locator("#slate-live").evaluate(whole) == bas.locator("#slate-live").evaluate(
+        whole
+    )
+    phones.shot(sanne, "sanne-final")
+    phones.shot(bas, "bas-final")
+
+
+def test_an_entry_refused_once_back_online_is_shown_with_the_other_phones_entry(
+    phones: Phones,
+) -> None:
+    """Sanne's phone loses the network and she enters bas's knock; meanwhile bas's phone, online,
+    enters cor's knock. Back online, bas's knock is refused (answers to cor's knock come
+    first), and sanne's phone shows it with its reason and with cor's knock beside it."""
+    sanne, bas = two_keepers(phones)
+    sanne.context.set_offline(True)
+    expect(sanne.locator("#slate-offline")).to_be_visible()
+    row(sanne, "bas").locator(".act-knock").click()
+    expect(sanne.locator("#slate-pending li")).to_have_count(1)
+    tap(bas, "cor", "knock")
+    phones.shot(sanne, "offline-with-an-entry")
+    sanne.context.set_offline(False)
+    expect(sanne.locator("#slate-pending li")).to_have_count(0, timeout=15_000)
+    expect(sanne.locator("#slate-offline")).to_be_hidden()
+    refused = sanne.locator("#slate-refused > li")
+    expect(refused).to_have_count(1)
+    expect(refused.locator(".refused-entry")).to_have_text("bas: Knock")
+    expect(refused.locator(".refused-why")).to_have_text(
+        "Refused: bas: Wait: answers to the knock come first."
+    )
+    expect(refused.locator(".refused-other")).to_have_text(["Entered on another phone: cor knocks"])
+    # Both phones show the slate as the server counted it: cor's knock, not bas's.
+    for page in (sanne, bas):
+        expect(page.locator(".slate-said")).to_have_text("cor knocks")
+    phones.shot(sanne, "refused-beside-the-other-phones-entry")
+    # Nothing is lost silently: the refusal stays, through a reload, until she has read it.
+    sanne.reload()
+    expect(refused.locator(".refused-other")).to_have_text(["Entered on another phone: cor knocks"])
+    refused.locator(".slate-dismiss").click()
+    expect(refused).to_have_count(0)
+
+
+def test_away_from_the_slate_table(phones: Phones) -> None:
+    """A keeper puts cor on a break: on bas's knock the table folds for her by itself, and she
+    is back with one tap. Before the next hand's first entry sanne goes to buy a round: she
+    is immune in that hand."""
+    server = phones.server
+    table = server.seed(people=["sanne", "bas", "cor"], builtin="siwweschroom", slate="creator")
+    page = phones.open(session=table["people"]["sanne"])
+    page.goto(f"{server.url}/s/{table['code']}/")
+    away = row(page, "cor").locator(".slate-away")
+    away.locator("summary").click()
+    before = slate_version(page)
+    away.locator(".away-break").click()
+    expect(page.locator("#slate-live")).not_to_have_attribute("data-version", str(before))
+    expect(row(page, "cor").locator(".badge-away")).to_have_text("on a break")
+    # Nobody may buy a round once a hand has something on it; a break, any time.
+    tap_name_twice(page, "bas")
+    expect(row(page, "sanne").locator(".away-round")).to_have_count(0)
+    expect(row(page, "sanne").locator(".away-break")).to_have_count(1)
+    tap(page, "sanne", "stay")
+    expect(page.locator(".slate-said")).to_contain_text("cor folds (by the table)")
+    phones.shot(page, "the-table-folds-for-cor")
+    before = slate_version(page)
+    row(page, "cor").locator(".away-back").click()
+    expect(page.locator("#slate-live")).not_to_have_attribute("data-version", str(before))
+    expect(row(page, "cor").locator(".badge-away")).to_have_count(0)
+    tap(page, "bas", "last_trick")
+    expect(page.locator("#slate-live")).to_have_attribute("data-hand", "1/2")
+    # Hand 2 has nothing on it yet: the real cards are still to come. Sanne buys a round.
+    row(page, "sanne").locator(".slate-away summary").click()
+    before = slate_version(page)
+    row(page, "sanne").locator(".away-round").click()
+    expect(page.locator("#slate-live")).not_to_have_attribute("data-version", str(before))
+    expect(row(page, "sanne").locator(".badge-away")).to_have_text("buying a round")
+    expect(row(page, "sanne").locator(".badge", has_text="immune")).to_have_count(1)
+    phones.shot(page, "sanne-buys-a-round")
+    tap_name_twice(page, "cor")
+    tap(page, "bas", "stay")
+    expect(page.locator(".slate-said")).to_contain_text("sanne folds (by the table)")
+    lives_before = lives(page, "sanne")
+    tap(page, "cor", "last_trick")
+    expect(page.locator("#slate-live")).to_have_attribute("data-hand", "1/3")
+    assert lives(page, "sanne") == lives_before  # immune: she paid nothing for her fold

@@ -270,3 +270,36 @@ def test_a_slate_never_pauses_its_players_have_no_phones() -> None:
     hand = Hand.slate_hand(HouseRules(), [10, 10, 10], 0)
     moment = moment_of(hand, [False] * 3, False, True, heard=timedelta(hours=5))
     assert table_rules.plan(moment, Pace(), NOW) == []
+
+
+def test_a_slate_hand_is_between_hands_until_its_first_entry() -> None:
+    slate = Hand.slate_hand(HouseRules(), [10, 10, 10], 0)
+    assert not table_rules.under_way(None)
+    assert not table_rules.under_way(slate)  # the real cards are still to be dealt
+    slate.apply(Action(1, "knock"))
+    assert table_rules.under_way(slate)
+    dealt = Hand.deal(HouseRules(), [10, 10, 10], 0, 5)
+    assert table_rules.under_way(dealt)
+
+
+@given(
+    st.sampled_from([HouseRules(), HouseRules(away_conventions=False)]),
+    st.sampled_from(["", "break", "round"]),
+    st.booleans(),
+    st.booleans(),
+    st.booleans(),
+)
+def test_a_table_offers_to_go_away_exactly_when_it_takes_it(
+    rules: HouseRules, away: str, back_at_deal: bool, under_way: bool, bought: bool
+) -> None:
+    choices = table_rules.away_choices(rules, away, back_at_deal, under_way, bought)
+    if away:
+        assert choices == ([] if back_at_deal or not rules.away_conventions else ["back"])
+        return
+    for reason in table_rules.AWAY_REASONS:
+        try:
+            table_rules.check_away(rules, reason, under_way, bought)
+        except Refused:
+            assert reason not in choices
+        else:
+            assert reason in choices

@@ -3,25 +3,37 @@ the slate."""
 
 from __future__ import annotations
 
+import html
 import io
 import itertools
 import json
 import re
+from datetime import timedelta
 from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.core.management import call_command
+from django.utils import timezone
 
 from clubs.models import HouseRuleProfile
-from games.engine.rules import KROEG, SIWWESCHROOM, HouseRules
-from games.models import ActionReceipt, PlayedHand, Rubber, RubberPlayer, SlateKeepers, Table
+from games.engine.rules import KROEG, SIWWESCHROOM, TOURNAMENT, HouseRules
+from games.models import (
+    ActionReceipt,
+    PlayedHand,
+    Rubber,
+    RubberPlayer,
+    Seat,
+    SlateKeepers,
+    Table,
+)
 from games.services import slate, tables
 from games.services.slate import SlatePlayer
 from games.services.snapshots import load_state
 from games.services.state import Holder
 from games.services.tables import TableError
+from games.view.slate_html import render_slate
 from tests.personas import Cast, Persona
 from tests.tables import ORIGIN, Phone
 from toepen_site.asgi import application
@@ -272,6 +284,145 @@ def test_undo_reopens_the_hand_that_ended_the_rubber(klaver: Cast) -> None:
     assert Rubber.objects.get().losers == [0]
 
 
+# -- away from the table (rules.md 3.8) ------------------------------------------------------
+
+
+def away(table: Table, seat: int, reason: str | None = None, user: Any = None) -> int:
+    """A keeper writes that the player in `seat` is away for `reason`, or back (None)."""
+    state = load_state(Table.objects.get(pk=table.pk))
+    frame: dict[str, Any] = {"seat": seat, "hand": state.hand_name()}
+    if reason is None:
+        return slate.come_back(table.pk, user or table.created_by, frame, next(ids)).version
+    frame["reason"] = reason
+    return slate.go_away(table.pk, user or table.created_by, frame, next(ids)).version
+
+
+def away_refused(table: Table, seat: int, reason: str | None = None, user: Any = None) -> Any:
+    before = Table.objects.get(pk=table.pk).version
+    with pytest.raises(TableError) as raised:
+        away(table, seat, reason, user)
+    assert Table.objects.get(pk=table.pk).version == before  # nothing changed
+    return raised.value
+
+
+def the_table_acts(table: Table) -> bool:
+    """Whatever the table does by itself next (its deadlines all passed)."""
+    return tables.fire_deadline(table.pk, timezone.now() + timedelta(hours=1))
+
+
+def immune(table: Table) -> list[int]:
+    """The table seats immune in the hand under way."""
+    state = load_state(Table.objects.get(pk=table.pk))
+    assert state.hand_row is not None
+    return [state.table_seat(s) for s in state.hand_row.record.get("immune", [])]
+
+
+def test_on_a_break_the_table_folds_for_her_on_a_knock_and_does_nothing_else(
+    klaver: Cast,
+) -> None:
+    table = open_slate(klaver, SIWWESCHROOM, players=3)
+    away(table, 2, "break")
+    assert Seat.objects.get(table=table, index=2).away == "break"
+    table.refresh_from_db()
+    assert table.deadline_at is None  # nothing is due from her: the table waits
+    write(table, "knock", 1)
+    write(table, "stay", 0)
+    assert the_table_acts(table)
+    record = PlayedHand.objects.get().record["actions"]
+    assert record[-1] == {"seat": 2, "act": "fold", "auto": True}
+    table.refresh_from_db()
+    assert table.deadline_at is None and not the_table_acts(table)
+    away(table, 2)  # back: at once, from a break
+    assert Seat.objects.get(table=table, index=2).away == ""
+    # The slate says what the table did.
+    html = render_slate(load_state(table), True)
+    assert "Cas folds (by the table)" in html
+
+
+def test_a_fold_by_the_table_that_ends_a_slate_hand_leaves_the_next_deal_to_the_clock(
+    klaver: Cast,
+) -> None:
+    table = open_slate(klaver, SIWWESCHROOM, players=3)
+    away(table, 2, "break")
+    write(table, "knock", 1)
+    write(table, "fold", 0)
+    assert the_table_acts(table)  # Cas folds: Bram alone is in, the hand is over
+    first = PlayedHand.objects.get()
+    assert first.complete and first.result["winner"] == 1
+    assert the_table_acts(table)  # the next hand, once the end has been on the slate a while
+    assert PlayedHand.objects.filter(number=2, complete=False).exists()
+
+
+def test_a_round_bought_before_the_real_cards_come_makes_her_immune_in_that_hand(
+    klaver: Cast,
+) -> None:
+    table = open_slate(klaver, SIWWESCHROOM, players=3)
+    write(table, "knock", 1)
+    refused = away_refused(table, 2, "round")
+    assert refused.code == "not_between_hands" and str(refused.message).startswith("Cas: ")
+    answer_everything(table)
+    write(table, "last_trick", 1)
+    # Hand 2 is on the slate with nothing written on it: the cards are still to be dealt.
+    lives = Rubber.objects.get().lives
+    away(table, 2, "round")
+    assert immune(table) == [2] and PlayedHand.objects.count() == 2
+    write(table, "knock", 0)
+    write(table, "stay", 1)
+    assert the_table_acts(table)  # folds for her: she is away
+    write(table, "last_trick", 0)
+    assert Rubber.objects.get().lives[2] == lives[2]  # immune: no life lost
+    assert immune(table) == [2]  # hand 3, dealt while she still buys
+    # Back before hand 3's first entry: dealt again, with her in it as anyone else.
+    away(table, 2)
+    assert immune(table) == [] and Seat.objects.get(table=table, index=2).away == ""
+    assert away_refused(table, 2, "round").code == "round_bought"
+
+
+def test_back_from_a_round_in_a_hand_under_way_counts_at_the_next_deal(klaver: Cast) -> None:
+    table = open_slate(klaver, SIWWESCHROOM, players=3)
+    away(table, 2, "round")
+    assert immune(table) == [2]
+    write(table, "knock", 1)
+    away(table, 2)
+    seat = Seat.objects.get(table=table, index=2)
+    assert seat.away == "round" and seat.back_at_deal and immune(table) == [2]
+    assert away_refused(table, 2).code == "not_away"
+    write(table, "stay", 0)
+    assert the_table_acts(table)
+    write(table, "last_trick", 1)
+    assert immune(table) == [] and Seat.objects.get(table=table, index=2).away == ""
+
+
+def test_back_before_any_hand_was_dealt_to_her_buying_leaves_her_round_to_buy(
+    klaver: Cast,
+) -> None:
+    table = open_slate(klaver, SIWWESCHROOM, players=3)
+    away(table, 1, "round")
+    assert immune(table) == [1]
+    away(table, 1)
+    assert immune(table) == []
+    away(table, 1, "round")  # a slip of the thumb cost her nothing
+    assert immune(table) == [1]
+
+
+def test_every_away_refusal_says_why_and_changes_nothing(klaver: Cast) -> None:
+    table = open_slate(klaver, SIWWESCHROOM, players=3, keepers=SlateKeepers.MEMBERS)
+    assert away_refused(table, 1).code == "not_away"
+    away(table, 1, "break")
+    assert away_refused(table, 1, "break").code == "already_away"
+    assert away_refused(table, 1, "nap").code == "bad_action"
+    assert away_refused(table, 7, "break").code == "bad_action"
+    assert away_refused(table, 2, "break", user=klaver.eva.user).code == "not_keeper"
+    with pytest.raises(TableError) as stale:
+        slate.go_away(
+            table.pk, klaver.anna.user, {"seat": 2, "reason": "break", "hand": "1/9"}, "z1"
+        )
+    assert stale.value.code == "stale_hand"
+    tournament = open_slate(klaver, TOURNAMENT, players=3)
+    refused = away_refused(tournament, 1, "break")
+    assert refused.code == "no_away" and str(refused.message).startswith("Bram: ")
+
+
 # -- the slate's websocket -------------------------------------------------------------------
 
 
@@ -350,3 +501,31 @@ async def test_a_slate_socket_to_a_dealt_table_is_closed_as_not_found(klaver: Ca
     )
     connected, code = await communicator.connect(timeout=5)
     assert not connected or code == 4404 or (await communicator.receive_output())["code"] == 4404
+
+
+async def test_a_refused_entry_comes_with_what_another_phone_counted_since(klaver: Cast) -> None:
+    table = await database_sync_to_async(open_slate)(
+        klaver, SIWWESCHROOM, players=3, keepers=SlateKeepers.MEMBERS
+    )
+    anna = await slate_phone(klaver.anna, table.code)
+    bram = await slate_phone(klaver.bram, table.code)
+    attrs = slate_attrs(anna.frames[-1])
+    hand, base = attrs["hand"], int(attrs["step"])
+    # Anna's phone, offline, holds Bram's knock; meanwhile Bram's phone writes Cas's knock.
+    await bram.send({"act": "knock", "seat": 2, "hand": hand, "base": base, "id": "b-1"})
+    await acked(bram, "b-1")
+    await anna.drain()
+    await anna.send({"act": "knock", "seat": 1, "hand": hand, "base": base, "id": "a-1"})
+    refused = await anna.receive()
+    assert 'data-code="answers_awaited"' in refused and 'data-id="a-1"' in refused
+    since = re.search(r'<ol id="slate-since" data-id="a-1" hidden>(.*?)</ol>', refused)
+    assert since, refused
+    entries = re.findall(r'<li data-entry="([^"]*)">([^<]*)</li>', since.group(1))
+    assert [(json.loads(html.unescape(e)), text) for e, text in entries] == [
+        ({"act": "knock", "seat": 2}, "Entered on another phone: Cas knocks")
+    ]
+    # Seen from after Cas's knock, nothing was counted meanwhile.
+    await anna.send({"act": "knock", "seat": 1, "hand": hand, "base": base + 1, "id": "a-2"})
+    assert '<ol id="slate-since" data-id="a-2" hidden></ol>' in await anna.receive()
+    for phone in (anna, bram):
+        await phone.close()
