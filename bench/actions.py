@@ -60,12 +60,8 @@ def play(
         shared = Shared()  # as games.live.hub.render_all does for the phones of one process
         for seat in range(4):
             phone = TableConsumer()
-            phone.holder, phone.shown, phone.language, phone.can_start = (
-                holders[table_id, seat],
-                None,
-                "en",
-                False,
-            )
+            phone.holder, phone.shown, phone.language = holders[table_id, seat], None, "en"
+            phone.can_start = phone.can_close = False
             phone.render(state, shared)
 
     act_cpu, act_wall, render_cpu = [], [], []
