@@ -14,9 +14,10 @@ the four phones' views from the snapshot the action left. A finished hand's next
 clock's work (`fire_deadline`) and is not counted. Ends with one JSON line.
 
 `--jinja` renders each action's four views a second time through the Jinja2 template
-(games/jinja2/games/live.html) instead of html.py, the two in turns (one first, then the other
-first), from the same snapshot; `--processes 2` renders the four phones as two server
-processes would, two and two, each pass sharing its own public part (the scale-out set-up).
+(bench/jinja_view.py) instead of html.py, the two in turns (one first, then the other first),
+from the same snapshot, and stops if any view differs; `--processes 2` renders the four phones
+as two server processes would, two and two, each pass sharing its own public part (the
+scale-out set-up).
 """
 
 from __future__ import annotations
@@ -84,15 +85,17 @@ def play(
     # splits a table's clients over two processes.
     passes = [list(range(4))] if processes == 1 else [[0, 2], [1, 3]]
 
-    def render_all(table_id: int) -> None:
+    def render_all(table_id: int) -> list[str]:
         state = view_state(table_id, at_least=0)
+        views = []
         for seats in passes:
             shared = Shared()  # as games.live.hub.render_all does for the phones of one process
             for seat in seats:
                 phone = TableConsumer()
                 phone.holder, phone.shown, phone.language = holders[table_id, seat], None, "en"
                 phone.can_start = phone.can_close = False
-                phone.render(state, shared)
+                views.append(phone.render(state, shared))
+        return views
 
     act_cpu: list[float] = []
     act_wall: list[float] = []
@@ -127,11 +130,17 @@ def play(
         act_wall.append(time.perf_counter() - wall)
         # Each way first in turn, so neither always finds the other's work in the caches.
         order = list(views) if len(act_cpu) % 2 else list(reversed(views))
+        written = {}
         for name in order:
             with writing_with(views[name]):
                 cpu = time.thread_time()
-                render_all(table_id)
+                written[name] = render_all(table_id)
                 render_cpu[name].append(time.thread_time() - cpu)
+        if "jinja" in written:
+            from jinja_view import same_view
+
+            for python, template in zip(written["python"], written["jinja"], strict=True):
+                assert same_view(python, template), (python, template)
 
     def ms(values: list[float]) -> float:
         return round(1000 * statistics.mean(values), 3)
@@ -188,7 +197,7 @@ def main() -> None:
 
             views = {"python": live_html}
             if args.jinja:
-                from games.view.jinja import live_view
+                from jinja_view import live_view
 
                 views["jinja"] = live_view
             rng = random.Random(7)

@@ -124,12 +124,6 @@ TEMPLATES = [
             ],
         },
     },
-    {
-        # The live view (games/jinja2/games/live.html), rendered for every phone at every change.
-        "BACKEND": "django.template.backends.jinja2.Jinja2",
-        "APP_DIRS": True,
-        "OPTIONS": {"environment": "games.view.jinja.environment"},
-    },
 ]
 
 WSGI_APPLICATION = "toepen_site.wsgi.application"

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import functools
 import threading
+from html import escape
 from typing import Any
 
 from django.urls import reverse
 from django.utils import translation
-from markupsafe import escape
 
 NO_LIVES = "\u2013"  # an en dash: no lives to show (a free seat before the rubber)
 
@@ -56,8 +56,7 @@ def pgettext(context: str, message: str) -> str:
 
 
 def _e(value: object) -> str:
-    """Escaped as Jinja2's autoescape (markupsafe) writes it: `&#34;` and `&#39;` for quotes."""
-    return escape(str(value))
+    return escape(str(value), quote=True)
 
 
 def _opt(value: object) -> str:

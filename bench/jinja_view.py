@@ -1,10 +1,19 @@
-"""The Jinja2 environment of Django's second template engine (settings.TEMPLATES), which writes
-the live view: `games/jinja2/games/live.html` and its pieces in `games/live/parts.html`.
+"""The live view as a Jinja2 template, for `bench/actions.py --jinja` only: what html.py's
+`live_html` would cost as a template (docs/history/live-speed.md, 24 November 2026). It is not
+the app's view: html.py is, because this cost the capacity more than the 10% the client's
+issue allows.
 
-Autoescape is on, and the i18n extension's callables (`_`, `gettext`, `ngettext`, `pgettext`)
-are newstyle, over the view's cached translations (games.view.html `_translated`): Django's
-gettext looks the active language up on every call, which was half of a view's time. `speak`
-sets the language of a thread's next renders.
+The template is `bench/jinja2/games/live.html` (with its pieces in `games/live/parts.html`),
+rendered through Django's own Jinja2 backend with autoescape and the i18n extension's newstyle
+gettext. It writes what `live_html` writes, byte for byte but for the spelling of escaped
+quotes (`&#34;` `&#39;`, markupsafe's, where html.escape writes `&quot;` `&#x27;`): the bench
+checks that for every view it renders, and a hypothesis test did for every kind of phone, step
+and language while the template stood beside html.py (commit d9ec228).
+
+Shared as html.py shares: the felt and the players once per language for the phones rendered
+together (`c["shared"]`), and each card once per language for the process. The translations are
+html.py's cached ones, behind newstyle callables of our own: the extension's own wrappers look
+the callables up in the template's context at every call (three calls deep for `_`).
 """
 
 from __future__ import annotations
@@ -12,9 +21,10 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
-from django.template import engines
+from django.template.backends.jinja2 import Jinja2
 from django.urls import reverse
 from django.utils import translation
 from jinja2 import Environment, StrictUndefined
@@ -42,16 +52,15 @@ class Compact(Extension):
                 yield Token(token.lineno, "data", text)
 
 
-# As the i18n extension's newstyle callables, which it would wrap around ours and look up in the
-# template's context at every call (three calls deep for `_`): a translation is markup, always
-# formatted with its variables escaped (`%%` is a percent sign); ngettext's `num` and
-# pgettext's `context` are variables too.
+# As the i18n extension's newstyle callables: a translation is markup, always formatted with
+# its variables escaped (`%%` is a percent sign); ngettext's `num` and pgettext's `context` are
+# variables too.
 
 
 @functools.lru_cache(maxsize=4096)
 def _markup(language: str, context: str, singular: str, plural: str, n: int) -> Markup:
     # The catalogues are ours: a translation is trusted as markup, as the extension trusts it.
-    return Markup(html._translated(language, context, singular, plural, n))  # noqa: S704
+    return Markup(html._translated(language, context, singular, plural, n))
 
 
 @functools.lru_cache(maxsize=4096)
@@ -111,9 +120,28 @@ def environment(**options: Any) -> Environment:
     return env
 
 
+@functools.cache
+def engine() -> Jinja2:
+    """Django's Jinja2 backend, as a second entry in settings.TEMPLATES would make it."""
+    return Jinja2(
+        {
+            "NAME": "jinja2",
+            "DIRS": [Path(__file__).resolve().parent / "jinja2"],
+            "APP_DIRS": False,
+            "OPTIONS": {"environment": f"{__name__}.environment"},
+        }
+    )
+
+
 def live_view(c: dict[str, Any], csrf_token: str = "") -> str:
-    """The `#table-live` view of `build_context`'s context `c`. `csrf_token`: the page's (a
-    view pushed over the socket has none; htmx sends the page's token in a header)."""
+    """`html.live_html(c, csrf_token)`, written by the template."""
     speak(translation.get_language())
-    template = engines["jinja2"].get_template("games/live.html")
+    template = engine().get_template("games/live.html")
     return template.render({**c, "csrf_token": csrf_token, "language": html._rendering.language})
+
+
+def same_view(python: str, template: str) -> bool:
+    """Whether html.py's view and the template's are the same HTML: byte for byte once the
+    escaped quotes are spelled alike (in escaped text `&quot;` and `&#x27;` come only from a
+    quote, so the comparison stays exact)."""
+    return python.replace("&quot;", "&#34;").replace("&#x27;", "&#39;") == template
