@@ -3,6 +3,7 @@ it (lock, checks, engine, writes, commit) and the four views rendered after it.
 
     .venv/bin/python bench/actions.py                    # PostgreSQL on 127.0.0.1:5432
     .venv/bin/python bench/actions.py --database sqlite
+    .venv/bin/python bench/actions.py --database sqlite --jinja [--processes 2]
 
 bench/live.py measures whole tables over websockets, with everything sharing the machine, and
 its per-action CPU moves with whatever else runs there. This one runs in one thread of one
@@ -11,11 +12,18 @@ of four people play real hands (the due seat picks from what the engine offers, 
 bench/live.py's clients), and each action is timed as `tables.act` and as the renders of
 the four phones' views from the snapshot the action left. A finished hand's next deal is the
 clock's work (`fire_deadline`) and is not counted. Ends with one JSON line.
+
+`--jinja` renders each action's four views a second time through the Jinja2 template
+(bench/jinja_view.py) instead of html.py, the two in turns (one first, then the other first),
+from the same snapshot, and stops if any view differs; `--processes 2` renders the four phones
+as two server processes would, two and two, each pass sharing its own public part (the
+scale-out set-up).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -23,6 +31,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterator
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -35,8 +44,26 @@ from tests.scaleout.phones import choose
 from tests.scaleout.servers import PostgresDatabase, base_env, migrate, seed
 
 
+@contextlib.contextmanager
+def writing_with(live_html: Callable[..., str]) -> Iterator[None]:
+    """Views rendered meanwhile are written by `live_html` (html.py's, or the template's)."""
+    from games.view import context
+
+    kept = context.live_html
+    context.live_html = live_html
+    try:
+        yield
+    finally:
+        context.live_html = kept
+
+
 def play(
-    seeded: list[dict[str, Any]], actions: int, rng: random.Random, label: str
+    seeded: list[dict[str, Any]],
+    actions: int,
+    rng: random.Random,
+    label: str,
+    views: dict[str, Callable[..., str]],
+    processes: int,
 ) -> dict[str, Any]:
     from django.utils import timezone
 
@@ -54,21 +81,25 @@ def play(
         for phone in info["phones"]:
             user = User.objects.get(username=phone["name"])
             holders[info["id"], phone["seat"]] = Holder(user_id=user.pk, key=f"phone-{user}")
+    # Which phones each server process renders: all four, or two and two as bench/live.py
+    # splits a table's clients over two processes.
+    passes = [list(range(4))] if processes == 1 else [[0, 2], [1, 3]]
 
-    def render_all(table_id: int) -> None:
+    def render_all(table_id: int) -> list[str]:
         state = view_state(table_id, at_least=0)
-        shared = Shared()  # as games.live.hub.render_all does for the phones of one process
-        for seat in range(4):
-            phone = TableConsumer()
-            phone.holder, phone.shown, phone.language, phone.can_start = (
-                holders[table_id, seat],
-                None,
-                "en",
-                False,
-            )
-            phone.render(state, shared)
+        views = []
+        for seats in passes:
+            shared = Shared()  # as games.live.hub.render_all does for the phones of one process
+            for seat in seats:
+                phone = TableConsumer()
+                phone.holder, phone.shown, phone.language = holders[table_id, seat], None, "en"
+                phone.can_start = phone.can_close = False
+                views.append(phone.render(state, shared))
+        return views
 
-    act_cpu, act_wall, render_cpu = [], [], []
+    act_cpu: list[float] = []
+    act_wall: list[float] = []
+    render_cpu: dict[str, list[float]] = {name: [] for name in views}
     number = 0
     while len(act_cpu) < actions:
         info = seeded[number % len(seeded)]
@@ -100,20 +131,36 @@ def play(
         tables.act(table_id, holders[table_id, seat], seat, payload, f"{label}-{number}")
         act_cpu.append(time.thread_time() - cpu)
         act_wall.append(time.perf_counter() - wall)
-        cpu = time.thread_time()
-        render_all(table_id)
-        render_cpu.append(time.thread_time() - cpu)
+        # Each way first in turn, so neither always finds the other's work in the caches.
+        order = list(views) if len(act_cpu) % 2 else list(reversed(views))
+        written = {}
+        for name in order:
+            with writing_with(views[name]):
+                cpu = time.thread_time()
+                written[name] = render_all(table_id)
+                render_cpu[name].append(time.thread_time() - cpu)
+        if "jinja" in written:
+            from jinja_view import same_view
+
+            for python, template in zip(written["python"], written["jinja"], strict=True):
+                assert same_view(python, template), (python, template)
 
     def ms(values: list[float]) -> float:
         return round(1000 * statistics.mean(values), 3)
 
-    return {
+    report: dict[str, Any] = {
         "actions": len(act_cpu),
         "act_cpu_ms": ms(act_cpu),
         "act_wall_ms": ms(act_wall),
         "act_wall_p50_ms": round(1000 * statistics.median(act_wall), 3),
-        "render4_cpu_ms": ms(render_cpu),
+        "render4_cpu_ms": ms(render_cpu["python"]),
     }
+    if "jinja" in views:
+        report["render4_jinja_cpu_ms"] = ms(render_cpu["jinja"])
+        report["jinja_extra_ms"] = round(
+            report["render4_jinja_cpu_ms"] - report["render4_cpu_ms"], 3
+        )
+    return report
 
 
 def main() -> None:
@@ -122,6 +169,10 @@ def main() -> None:
     parser.add_argument("--tables", type=int, default=8)
     parser.add_argument("--actions", type=int, default=1500)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument(
+        "--jinja", action="store_true", help="render each action's views through the template too"
+    )
+    parser.add_argument("--processes", type=int, choices=[1, 2], default=1)
     args = parser.parse_args()
 
     database = None
@@ -145,24 +196,39 @@ def main() -> None:
             import django
 
             django.setup()
+            from games.view.html import live_html
+
+            views = {"python": live_html}
+            if args.jinja:
+                from jinja_view import live_view
+
+                views["jinja"] = live_view
             rng = random.Random(7)
-            play(tables, 200, rng, "warm")  # warm up: compiled queries, caches, connection
-            rounds = [play(tables, args.actions, rng, f"r{i}") for i in range(args.rounds)]
+            # Warm up: compiled queries and templates, caches, the connection.
+            play(tables, 200, rng, "warm", views, args.processes)
+            rounds = [
+                play(tables, args.actions, rng, f"r{i}", views, args.processes)
+                for i in range(args.rounds)
+            ]
         finally:
             from django.db import connections
 
             connections.close_all()
             if database is not None:
                 database.drop()
-    report = {
+    names = ["act_cpu_ms", "render4_cpu_ms"]
+    if args.jinja:
+        names += ["render4_jinja_cpu_ms", "jinja_extra_ms"]
+    report: dict[str, Any] = {
         "bench": "actions",
         "machine": machine(),
+        "loadavg": os.getloadavg()[0],
         "database": args.database,
+        "processes": args.processes,
         "rounds": rounds,
-        "act_cpu_ms": min(r["act_cpu_ms"] for r in rounds),
-        "render4_cpu_ms": min(r["render4_cpu_ms"] for r in rounds),
+        **{name: min(r[name] for r in rounds) for name in names},
     }
-    for name in ("act_cpu_ms", "render4_cpu_ms", "act_wall_ms"):
+    for name in [*names, "act_wall_ms"]:
         print(f"{name}: " + ", ".join(str(r[name]) for r in rounds), flush=True)
     print(json.dumps(report), flush=True)
 

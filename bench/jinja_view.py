@@ -1,0 +1,147 @@
+"""The live view as a Jinja2 template, for `bench/actions.py --jinja` only: what html.py's
+`live_html` would cost as a template (docs/history/live-speed.md, 24 November 2026). It is not
+the app's view: html.py is, because this cost the capacity more than the 10% the client's
+issue allows.
+
+The template is `bench/jinja2/games/live.html` (with its pieces in `games/live/parts.html`),
+rendered through Django's own Jinja2 backend with autoescape and the i18n extension's newstyle
+gettext. It writes what `live_html` writes, byte for byte but for the spelling of escaped
+quotes (`&#34;` `&#39;`, markupsafe's, where html.escape writes `&quot;` `&#x27;`): the bench
+checks that for every view it renders, and a hypothesis test did for every kind of phone, step
+and language while the template stood beside html.py (commit d9ec228).
+
+Shared as html.py shares: the felt and the players once per language for the phones rendered
+together (`c["shared"]`), and each card once per language for the process. The translations are
+html.py's cached ones, behind newstyle callables of our own: the extension's own wrappers look
+the callables up in the template's context at every call (three calls deep for `_`).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from django.template.backends.jinja2 import Jinja2
+from django.urls import reverse
+from django.utils import translation
+from jinja2 import Environment, StrictUndefined
+from jinja2.ext import Extension
+from jinja2.lexer import Token, TokenStream
+from markupsafe import Markup
+
+from games.view import html
+from games.view.html import speak
+
+LAYOUT = re.compile(r"\n[ \t]*")
+
+
+class Compact(Extension):
+    """The live view is one line of HTML: in a template's text, a line break and the
+    indentation after it are layout only, dropped when the template is compiled (so a tag is
+    not broken across lines where a space is meant). Tags, expressions and the line numbers
+    of errors are as written."""
+
+    def filter_stream(self, stream: TokenStream) -> Iterator[Token]:
+        for token in stream:
+            if token.type != "data":
+                yield token
+            elif text := LAYOUT.sub("", token.value):
+                yield Token(token.lineno, "data", text)
+
+
+# As the i18n extension's newstyle callables: a translation is markup, always formatted with
+# its variables escaped (`%%` is a percent sign); ngettext's `num` and pgettext's `context` are
+# variables too.
+
+
+@functools.lru_cache(maxsize=4096)
+def _markup(language: str, context: str, singular: str, plural: str, n: int) -> Markup:
+    # The catalogues are ours: a translation is trusted as markup, as the extension trusts it.
+    return Markup(html._translated(language, context, singular, plural, n))
+
+
+@functools.lru_cache(maxsize=4096)
+def _alone(language: str, message: str) -> Markup:
+    return _markup(language, "", message, "", 0) % {}
+
+
+def gettext(message: str, **variables: Any) -> Markup:
+    if not variables:
+        return _alone(html._rendering.language, message)
+    return _markup(html._rendering.language, "", message, "", 0) % variables
+
+
+def ngettext(singular: str, plural: str, n: int, **variables: Any) -> Markup:
+    variables.setdefault("num", n)
+    return _markup(html._rendering.language, "", singular, plural, n) % variables
+
+
+def pgettext(context: str, message: str, **variables: Any) -> Markup:
+    variables.setdefault("context", context)
+    return _markup(html._rendering.language, context, message, "", 0) % variables
+
+
+def url(name: str, *args: object) -> str:
+    return reverse(name, args=args)
+
+
+def shared_part(
+    store: dict[Any, Any] | None, key: tuple[Any, ...], part: Callable[..., str], *args: Any
+) -> str:
+    """`part(*args)` (a macro) written once for `key` in `store` and reused: the phones
+    rendered together (games.view.context.Shared) share the felt and the players, and the
+    whole process shares the cards."""
+    if store is None:
+        return part(*args)
+    markup = store.get(key)
+    if markup is None:
+        markup = store[key] = part(*args)
+    return markup
+
+
+def environment(**options: Any) -> Environment:
+    options.pop("autoescape", None)
+    options.update(undefined=StrictUndefined, extensions=["jinja2.ext.i18n", Compact])
+    env = Environment(autoescape=True, **options)
+    env.newstyle_gettext = True  # type: ignore[attr-defined]
+    env.globals.update(
+        _=gettext,
+        gettext=gettext,
+        ngettext=ngettext,
+        pgettext=pgettext,
+        url=url,
+        shared_part=shared_part,
+        # A card's markup, by language and token (at most 32 a language).
+        cards={},
+    )
+    return env
+
+
+@functools.cache
+def engine() -> Jinja2:
+    """Django's Jinja2 backend, as a second entry in settings.TEMPLATES would make it."""
+    return Jinja2(
+        {
+            "NAME": "jinja2",
+            "DIRS": [Path(__file__).resolve().parent / "jinja2"],
+            "APP_DIRS": False,
+            "OPTIONS": {"environment": f"{__name__}.environment"},
+        }
+    )
+
+
+def live_view(c: dict[str, Any], csrf_token: str = "") -> str:
+    """`html.live_html(c, csrf_token)`, written by the template."""
+    speak(translation.get_language())
+    template = engine().get_template("games/live.html")
+    return template.render({**c, "csrf_token": csrf_token, "language": html._rendering.language})
+
+
+def same_view(python: str, template: str) -> bool:
+    """Whether html.py's view and the template's are the same HTML: byte for byte once the
+    escaped quotes are spelled alike (in escaped text `&quot;` and `&#x27;` come only from a
+    quote, so the comparison stays exact)."""
+    return python.replace("&quot;", "&#34;").replace("&#x27;", "&#39;") == template
