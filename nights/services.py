@@ -407,9 +407,10 @@ def on_rubber_finished(
     """games.services.signals.rubber_finished: book the rubber in a savepoint of the action's
     transaction. Should booking fail, the table plays on (the error is logged) and
     `rebuild_standings` books it later: the club's figures never hold up a game."""
-    if PlayerRubber.objects.filter(rubber=rubber).exists():
+    if table.slate and PlayerRubber.objects.filter(rubber=rubber).exists():
         # A slate's undo reopened the hand that ended this rubber, and it ended again: the
-        # figures stay as first booked until `rebuild_standings` books the club afresh.
+        # figures stay as first booked until `rebuild_standings` books the club afresh. (A
+        # rubber of an app table ends once: no query asks it.)
         log.warning("rubber %s ended again after an undo; run rebuild_standings", rubber.pk)
         return
     try:

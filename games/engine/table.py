@@ -235,14 +235,16 @@ def plan(table: Moment, pace: Pace, now: datetime) -> list[Step]:
         return []
     if table.paused:
         return [Step(table.changed_at + timedelta(seconds=pace.abandon), "abandon")]
-    steps = _steps(table, pace, now)
+    steps = steps_while_here(table, pace, now)
     gone = table.nobody_here_from(pace)
     if not steps or gone is None:
         return steps
     return [step for step in steps if step.when < gone] + [Step(gone, "pause")]
 
 
-def _steps(table: Moment, pace: Pace, now: datetime) -> list[Step]:
+def steps_while_here(table: Moment, pace: Pace, now: datetime) -> list[Step]:
+    """What the table does by itself while someone is at it: `plan` before the pause. The
+    turn clock a phone shows comes from here (its player is at the table, watching it)."""
     hand = table.hand
     changed = table.changed_at
     bot_at = changed + timedelta(seconds=pace.bot)

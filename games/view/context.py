@@ -338,13 +338,13 @@ def _rubber_lives(state: TableState, seat: int) -> int | None:
 def _clocks(state: TableState, now: datetime) -> dict[int, int]:
     """The turn clock: seconds until the table plays for each due person, from the plan the
     table's clock carries out (a phone gone quiet is played for sooner; it shows as away)."""
-    if state.hand is None or state.table.status != Table.Status.PLAYING:
+    if state.hand is None or state.table.status != Table.Status.PLAYING or state.table.paused:
         return {}
     moment, clock = state.moment(), pace()
     left = max(0, round((table_rules.turn_ends(moment, clock) - now).total_seconds()))
     return {
         step.seat: left
-        for step in table_rules.plan(moment, clock, now)
+        for step in table_rules.steps_while_here(moment, clock, now)
         if step.kind == "auto" and step.seat is not None
     }
 

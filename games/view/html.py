@@ -126,7 +126,7 @@ def live_html(c: dict[str, Any], csrf_token: str = "") -> str:
 
 
 def _players(c: dict[str, Any], shared: dict[Any, Any] | None, language: str) -> str:
-    turn_text = _e(_("answers") if c["awaiting_names"] else _("to play"))
+    turn_text = _("answers") if c["awaiting_names"] else _("to play")
     items = [f'<ol id="table-players" class="players" data-count="{len(c["players"])}">']
     for p in c["players"]:
         key = ("player", language, p["index"], p["mine"])
@@ -154,34 +154,25 @@ def _player(p: dict[str, Any], turn_text: str) -> str:
     lives_label = ngettext("%(lives)s life", "%(lives)s lives", count) % {"lives": count}
     strokes = "".join('<i class="fifth"></i>' if fifth else "<i></i>" for fifth in p["strokes"])
     name = _e(_("free seat")) if p["free"] else _e(p["name"])
-    badges = []
-    if p["due"]:
-        badges.append(f'<span class="badge badge-turn">{turn_text}</span>')
-    if p["bot"]:
-        badges.append(f'<span class="badge badge-quiet">{_e(_("computer"))}</span>')
-    if p["dealer"]:
-        badges.append(f'<span class="badge badge-quiet">{_e(_("dealer"))}</span>')
-    if p["away_reason"] == "break":
-        badges.append(f'<span class="badge badge-away">{_e(_("on a break"))}</span>')
-    elif p["away_reason"] == "round":
-        away = _("back next hand") if p["back_at_deal"] else _("buying a round")
-        badges.append(f'<span class="badge badge-away">{_e(away)}</span>')
-    elif p["away"]:
-        badges.append(f'<span class="badge badge-away">{_e(_("away"))}</span>')
-    if p["poor"]:
-        badges.append(f'<span class="badge">{_e(_("poor"))}</span>')
-    if p["announcement"] == "whistle":
-        badges.append(f'<span class="badge badge-call">{_e(_("whistles"))}</span>')
-    elif p["announcement"] == "stand":
-        badges.append(f'<span class="badge badge-call">{_e(_("stands"))}</span>')
-    if p["folded"]:
-        badges.append(f'<span class="badge badge-folded">{_e(_("folded"))}</span>')
-    if lives == 0 and not p["free"]:
-        badges.append(f'<span class="badge badge-out">{_e(_("out"))}</span>')
-    if p["knocks"]:
-        n = p["knocks"]
-        knocked = ngettext("knocked once", "knocked %(knocks)s×", n) % {"knocks": n}  # noqa: RUF001
-        badges.append(f'<span class="badge badge-knock">{knocked}</span>')
+    knocks = p["knocks"]
+    knocked = ngettext("knocked once", "knocked %(knocks)s×", knocks) if knocks else ""  # noqa: RUF001
+    call = p["announcement"]
+    shown = (  # (its colour, its words): shown when it has words
+        ("turn", turn_text if p["due"] else ""),
+        ("quiet", _("computer") if p["bot"] else ""),
+        ("quiet", _("dealer") if p["dealer"] else ""),
+        ("away", _away_words(p)),
+        ("", _("poor") if p["poor"] else ""),
+        ("call", _("whistles") if call == "whistle" else _("stands") if call == "stand" else ""),
+        ("folded", _("folded") if p["folded"] else ""),
+        ("out", _("out") if lives == 0 and not p["free"] else ""),
+        ("knock", knocked % {"knocks": knocks} if knocks else ""),
+    )
+    badges = [
+        f'<span class="badge{f" badge-{kind}" if kind else ""}">{_e(text)}</span>'
+        for kind, text in shown
+        if text
+    ]
     open_hand = ""
     if p["open_hand"]:
         cards = "".join(card_html(card) for card in p["open_hand"])
@@ -193,6 +184,15 @@ def _player(p: dict[str, Any], turn_text: str) -> str:
         f"<b>{NO_LIVES if lives is None else lives}</b></span>"
         f'<span class="badges">{"".join(badges)}</span>{open_hand}</li>'
     )
+
+
+def _away_words(p: dict[str, Any]) -> str:
+    """Why a player is away, as her badge says it; "" while she is at the table."""
+    if p["away_reason"] == "break":
+        return _("on a break")
+    if p["away_reason"] == "round":
+        return _("back next hand") if p["back_at_deal"] else _("buying a round")
+    return _("away") if p["away"] else ""
 
 
 def _countdown(seconds: int | None) -> str:

@@ -36,6 +36,7 @@ async def test_a_watcher_is_told_the_table_waits_and_a_player_back_sets_it_going
     shown = watcher.frames[-1]
     assert live_attrs(shown)["paused"] == "1"
     assert "Nobody is at the table: it waits until a player is back." in shown
+    assert "turn-clock" not in shown  # no clock runs while it waits
     # Anna's phone connects again: she is back, and the table goes on.
     anna = await connect(klaver.anna, table.code)
     resumed = await database_sync_to_async(Table.objects.get)(pk=table.pk)
