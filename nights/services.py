@@ -10,7 +10,7 @@ figures. Views show a NightError's message to whoever asked; nothing is changed 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from decimal import Decimal
@@ -552,38 +552,40 @@ def close_night(membership: Membership, night: Night) -> None:
 
 def tick_round(night: Night, round_id: Any, user: User) -> Round:
     """A round marked as paid, once: a second tick is refused and changes nothing."""
-    if not isinstance(round_id, int) or isinstance(round_id, bool):
-        raise NightError(_("There is no such round."))
-    with transaction.atomic():
-        owed = Round.objects.filter(night=night, pk=round_id).first()
-        if owed is None:
-            raise NightError(_("There is no such round."))
-        paid = Round.objects.filter(pk=owed.pk, paid_at__isnull=True).update(
+
+    def tick(owed: Round) -> int:
+        return Round.objects.filter(pk=owed.pk, paid_at__isnull=True).update(
             paid_at=timezone.now(), paid_by=user
         )
-        if not paid:
-            raise NightError(_("That round is ticked as paid already."))
-        Night.objects.filter(pk=night.pk).update(version=F("version") + 1)
-        owed.refresh_from_db()
-        return owed
+
+    return _mark_round(night, round_id, tick, _("That round is ticked as paid already."))
 
 
 def untick_round(night: Night, round_id: Any, membership: Membership) -> Round:
     """A round ticked as paid by mistake is owed again: undone by whoever ticked it, or by an
     admin. Undoing a round that is not ticked is refused and changes nothing."""
+
+    def untick(owed: Round) -> int:
+        if owed.paid_at is not None and not may_untick(membership, owed):
+            raise NightError(_("Only whoever ticked it, or an admin, undoes a paid round."))
+        return Round.objects.filter(pk=owed.pk, paid_at__isnull=False).update(
+            paid_at=None, paid_by=None
+        )
+
+    return _mark_round(night, round_id, untick, _("That round is not ticked as paid."))
+
+
+def _mark_round(night: Night, round_id: Any, mark: Callable[[Round], int], done: str) -> Round:
+    """`mark` the night's round `round_id` (the rows it changed; none: it was `done` already)
+    in one transaction, and move the night on so its pages show it."""
     if not isinstance(round_id, int) or isinstance(round_id, bool):
         raise NightError(_("There is no such round."))
     with transaction.atomic():
         owed = Round.objects.filter(night=night, pk=round_id).first()
         if owed is None:
             raise NightError(_("There is no such round."))
-        if owed.paid_at is not None and not may_untick(membership, owed):
-            raise NightError(_("Only whoever ticked it, or an admin, undoes a paid round."))
-        unpaid = Round.objects.filter(pk=owed.pk, paid_at__isnull=False).update(
-            paid_at=None, paid_by=None
-        )
-        if not unpaid:
-            raise NightError(_("That round is not ticked as paid."))
+        if not mark(owed):
+            raise NightError(done)
         Night.objects.filter(pk=night.pk).update(version=F("version") + 1)
         owed.refresh_from_db()
         return owed

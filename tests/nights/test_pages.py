@@ -11,7 +11,6 @@ from django.test.utils import CaptureQueriesContext
 
 from clubs.models import Membership
 from games.models import PlayedHand, Rubber, RubberPlayer, Table
-from games.services.snapshots import load_state
 from nights import services
 from nights.models import ClubNights, Night, Round, Season
 from tests.nights.conftest import next_rubber, open_table, play_rubber, play_until_hand
@@ -496,22 +495,12 @@ def test_the_nights_page_speaks_dutch_german_and_english(
 
 def test_a_slate_rubber_of_the_night_counts_and_its_hands_replay(klaver: Cast) -> None:
     from nights.models import PlayerRubber
-    from tests.services.test_slate_tables import answer_everything, open_slate, write
+    from tests.services.test_slate_tables import open_slate, play_out
 
     night = services.open_night(membership(klaver, klaver.anna))
     table = open_slate(klaver)
     assert Table.objects.get(pk=table.pk).night_id == night.pk
-    for _ in range(100):  # whoever is left of the dealer knocks; Anna takes the last trick
-        table.refresh_from_db()
-        if table.status == Table.Status.RUBBER_OVER:
-            break
-        answer_everything(table)
-        state = load_state(table)
-        knocker = state.table_seat((state.hand.dealer + 1) % state.hand.n)
-        if state.hand.lives[state.hand_seats.index(knocker)] > state.hand.stake:
-            write(table, "knock", knocker)
-            answer_everything(table)
-        write(table, "last_trick", 0 if 0 in state.hand_seats else knocker)
+    play_out(table)
     rubber = Rubber.objects.get(table=table)
     assert rubber.over
     booked = PlayerRubber.objects.filter(rubber=rubber).select_related("participant")

@@ -87,6 +87,25 @@ def finish_hand_won_by(table: Table, winner: int) -> None:
     write(table, "last_trick", winner)
 
 
+def play_out(table: Table) -> None:
+    """Enter hands until the rubber is over: whoever sits left of the dealer knocks (while her
+    lives allow), the others stay; seat 0 takes the last trick while she is in, else the
+    knocker does."""
+    for _ in range(100):
+        table.refresh_from_db()
+        if table.status == Table.Status.RUBBER_OVER:
+            return
+        answer_everything(table)
+        state = load_state(table)
+        assert state.hand is not None
+        knocker = state.table_seat((state.hand.dealer + 1) % state.hand.n)
+        if state.hand.lives[state.hand_seats.index(knocker)] > state.hand.stake:
+            write(table, "knock", knocker)
+            answer_everything(table)
+        write(table, "last_trick", 0 if 0 in state.hand_seats else knocker)
+    raise AssertionError("the rubber did not end")
+
+
 def refusal(table: Table, act: str, seat: int, **fields: Any) -> TableError:
     before = Table.objects.get(pk=table.pk).version
     with pytest.raises(TableError) as raised:
@@ -98,22 +117,7 @@ def refusal(table: Table, act: str, seat: int, **fields: Any) -> TableError:
 def test_a_whole_kroeg_rubber_on_the_slate_counts_in_the_standings(klaver: Cast) -> None:
     table = open_slate(klaver)
     assert table.status == Table.Status.PLAYING and table.slate
-    for _ in range(100):
-        table.refresh_from_db()
-        if table.status == Table.Status.RUBBER_OVER:
-            break
-        state = load_state(table)
-        # Whoever sits left of the dealer knocks; the others stay; seat 0 takes the last trick
-        # while she is in, else the knocker does.
-        assert state.hand is not None
-        answer_everything(table)
-        state = load_state(table)
-        assert state.hand is not None
-        knocker = state.table_seat((state.hand.dealer + 1) % state.hand.n)
-        if state.hand.lives[state.hand_seats.index(knocker)] > state.hand.stake:
-            write(table, "knock", knocker)
-            answer_everything(table)
-        write(table, "last_trick", 0 if 0 in state.hand_seats else knocker)
+    play_out(table)
     rubber = Rubber.objects.get(table=table)
     assert rubber.over and rubber.losers
     hands = list(PlayedHand.objects.filter(rubber=rubber))
