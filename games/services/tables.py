@@ -332,7 +332,11 @@ def arrive(table_id: int, holder: Holder) -> None:
     store.mark_seen(table_id, holder)
     with store.one_snapshot():
         table = store.table_row(table_id)
-    if table is None or not table.paused:
+        if table is None or not table.paused:
+            return
+        seats = read_state(table).seats
+    # A player who is away (on a break, buying a round) is not back by opening the page.
+    if not any(holder.holds(seat) and (not seat.away or seat.back_at_deal) for seat in seats):
         return
 
     def make(state: TableState, now: datetime) -> None:

@@ -138,6 +138,9 @@ def test_back_from_a_break_a_player_resumes_a_paused_table(klaver: Cast) -> None
     for _ in range(3):
         tables.fire_deadline(table.pk, changed + timedelta(seconds=31))
     assert Table.objects.get(pk=table.pk).paused
+    # Her phone opening the table is not her back: she is on a break till she says so.
+    tables.arrive(table.pk, klaver.dirk.holder)
+    assert Table.objects.get(pk=table.pk).paused
     tables.come_back(table.pk, klaver.dirk.holder, 3)
     assert not Table.objects.get(pk=table.pk).paused
 
