@@ -1,6 +1,6 @@
 """Computer players for Toepen: pure Python on top of `games.engine`, no Django.
 
-    bot = make_bot("strong", seed=7)          # "easy", "normal", "strong", "cautious", "reckless"
+    bot = make_bot("strong", seed=7)  # "easy", "normal", "strong", or a benchmark style
     action = bot.decide(observe(hand, seat), rules)      # an Action from obs.legal, or None
     action = await decide_async(bot, observe(hand, seat), rules)   # the same, off the loop
 
@@ -24,18 +24,19 @@ How a table asks its bots (`table.play_hand` is the reference implementation):
   of it takes the same time (`aio.thinking_time`) so its pace tells nothing of its hand; the
   other levels decide in microseconds in place.
 
-Levels: Easy and Normal are rules of thumb (`simple`), Strong searches (`strong`); Cautious and
-Reckless are the two simple styles the benchmark checks Strong against. See docs/bots.md.
+Levels: Easy and Normal are rules of thumb (`simple`), Strong searches (`strong`); Cautious,
+Reckless, Lijntoeper and Knocker are the simple styles the benchmark checks Strong against. See
+docs/bots.md.
 """
 
 from __future__ import annotations
 
 from .aio import decide_async, shared_pool
 from .base import Bot, Memory, is_due
-from .simple import Cautious, Easy, Normal, Reckless
+from .simple import Cautious, Easy, Knocker, Lijntoeper, Normal, Reckless
 from .strong import DEFAULT_BUDGET, Strong
 
-LEVELS = ("easy", "normal", "strong", "cautious", "reckless")
+LEVELS = ("easy", "normal", "strong", "cautious", "reckless", "lijntoeper", "knocker")
 
 
 def make_bot(level: str, seed: int | None = None, budget: float = DEFAULT_BUDGET) -> Bot:
@@ -48,6 +49,8 @@ def make_bot(level: str, seed: int | None = None, budget: float = DEFAULT_BUDGET
         "normal": Normal,
         "cautious": Cautious,
         "reckless": Reckless,
+        "lijntoeper": Lijntoeper,
+        "knocker": Knocker,
     }
     try:
         return classes[level](seed)
@@ -61,6 +64,8 @@ __all__ = [
     "Bot",
     "Cautious",
     "Easy",
+    "Knocker",
+    "Lijntoeper",
     "Memory",
     "Normal",
     "Reckless",

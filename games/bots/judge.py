@@ -216,3 +216,48 @@ def naive_strength(cards: Sequence[int]) -> float:
     if len(ranks) > 1:
         score = 0.75 * score + 0.25 * ranks[1] / 7.0
     return score
+
+
+def sure_top(view: View, card: int) -> bool:
+    """No card that could beat `card` in its suit is left with anyone: none unseen, none in an
+    open hand."""
+    return not ABOVE[card] & (view.unknown | view.known_held)
+
+
+def sure_of_last_trick(view: View) -> bool:
+    """The last trick is this player's whatever the others hold: she wins (or has won) the
+    trick on the table with a card nobody can beat, or leads it, and every card she keeps tops
+    its suit, so she leads each later trick and wins it. Counted from what she has seen only."""
+    if view.opponents == 0:
+        return True
+    trick, played = view.trick, view.played
+    if played is not None:
+        if _trick_best(trick) != played or view.top(played, view.trick_left) < 1.0:
+            return False
+        rest = view.cards
+    elif trick:
+        card = sure_winner(view)
+        if card is None:
+            return False
+        rest = [other for other in view.cards if other != card]
+    elif view.leads:
+        rest = view.cards
+    else:
+        return False  # someone else leads: she may be void in the suit led
+    return all(sure_top(view, card) for card in rest)
+
+
+def sure_winner(view: View) -> int | None:
+    """A card of hers that takes the trick on the table whatever the players after her hold."""
+    if not view.trick or view.played is not None:
+        return None
+    suit = view.trick[0][1] >> 3
+    best = _trick_best(view.trick)
+    return next(
+        (
+            card
+            for card in view.cards
+            if card >> 3 == suit and card > best and view.top(card, view.trick_left) >= 1.0
+        ),
+        None,
+    )

@@ -1,4 +1,5 @@
-"""The rule-of-thumb levels: Easy, Normal, and the two benchmark styles Cautious and Reckless."""
+"""The rule-of-thumb levels: Easy, Normal, and the benchmark styles Cautious, Reckless,
+Lijntoeper and Knocker."""
 
 from __future__ import annotations
 
@@ -6,7 +7,15 @@ from games.engine import Action, HouseRules, Observation
 from games.engine.cards import is_face
 
 from .base import Bot, is_due, view_of
-from .judge import View, choose_card, naive_strength, win_chance
+from .judge import (
+    View,
+    choose_card,
+    naive_strength,
+    sure_of_last_trick,
+    sure_top,
+    sure_winner,
+    win_chance,
+)
 
 
 def _find(obs: Observation, act: str) -> Action | None:
@@ -237,3 +246,48 @@ class Reckless(RuleBot):
         # Without a knock cap two reckless players would knock each other forever: stop where
         # `knock_cap: lives` would have stopped it.
         return obs.stake + 1 <= max(obs.lives[obs.seat or 0], 2)
+
+
+class Lijntoeper(RuleBot):
+    """Knocks only when the last trick is surely hers, counted from the cards she has seen (the
+    rule sources' "lijntoeper", who knocks on the line); folds to a knock unless she holds a
+    high card: one that nothing left can beat in its suit."""
+
+    level = "lijntoeper"
+
+    def answer(self, obs: Observation) -> Action:
+        view = view_of(obs)
+        high = sure_of_last_trick(view) or any(sure_top(view, card) for card in view.cards)
+        return _find(obs, "stay" if high else "fold") or obs.legal[0]
+
+    def wants_knock(self, obs: Observation, due: bool) -> bool:
+        return sure_of_last_trick(view_of(obs))
+
+    def card(self, obs: Observation, plays: list[int]) -> int:
+        view = view_of(obs)
+        if sure_of_last_trick(view):
+            # Play the line: the sure winner on the table, else lead any card (all top).
+            winner = sure_winner(view)
+            if winner is not None and winner in plays:
+                return winner
+            if not view.trick:
+                return max(plays)
+        return choose_card(view, plays)
+
+
+# The stake a knocker does not go to, and answers by folding: staying there risks a life on
+# every knock she made, and more.
+KNOCKER_HIGH_STAKE = 4
+
+
+class Knocker(RuleBot):
+    """Knocks early and often on any cards, and stays unless the stake is high."""
+
+    level = "knocker"
+
+    def answer(self, obs: Observation) -> Action:
+        stay = obs.stake < KNOCKER_HIGH_STAKE
+        return _find(obs, "stay" if stay else "fold") or obs.legal[0]
+
+    def wants_knock(self, obs: Observation, due: bool) -> bool:
+        return obs.stake + 1 < KNOCKER_HIGH_STAKE
