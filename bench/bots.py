@@ -11,7 +11,9 @@ Line-ups and the targets of the issue:
 - strong among three normal: loses at most 15% (a fair share is 25%);
 - normal among three easy: loses at most 15%;
 - cautious among three strong and reckless among three strong: each loses more than 25%,
-  with the whole 95% interval above 25%.
+  with the whole 95% interval above 25%;
+- strong among three lijntoepers and strong among three knockers (issue #20): each loses at
+  most 15%.
 Strong's thinking time is measured on every ask while its seat is due (searches and the cheap
 answers alike) and on searches alone; the limit is 300 ms at the 95th percentile.
 
@@ -44,12 +46,16 @@ LINEUPS: dict[str, tuple[str, str]] = {
     "normal_vs_easy": ("normal", "easy"),
     "cautious_vs_strong": ("cautious", "strong"),
     "reckless_vs_strong": ("reckless", "strong"),
+    "strong_vs_lijntoeper": ("strong", "lijntoeper"),
+    "strong_vs_knocker": ("strong", "knocker"),
 }
 TARGETS: dict[str, tuple[str, float]] = {
     "strong_vs_normal": ("at_most", 0.15),
     "normal_vs_easy": ("at_most", 0.15),
     "cautious_vs_strong": ("interval_above", 0.25),
     "reckless_vs_strong": ("interval_above", 0.25),
+    "strong_vs_lijntoeper": ("at_most", 0.15),
+    "strong_vs_knocker": ("at_most", 0.15),
 }
 
 
