@@ -286,7 +286,7 @@ def _player(
         "strokes": (),
         "name": seat.name,
         "free": seat.is_free,
-        "bot": bool(seat.bot_level),
+        "bot": seat.bot_level,  # a computer player's level ("easy", ...), "" for a person
         "mine": False,
         "away": seat.index in away,
         # Away from the table by her own word (rules.md 3.8): "break" or "round".

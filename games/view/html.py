@@ -159,7 +159,7 @@ def _player(p: dict[str, Any], turn_text: str) -> str:
     call = p["announcement"]
     shown = (  # (its colour, its words): shown when it has words
         ("turn", turn_text if p["due"] else ""),
-        ("quiet", _("computer") if p["bot"] else ""),
+        ("quiet", _bot_words(p["bot"])),
         ("quiet", _("dealer") if p["dealer"] else ""),
         ("away", _away_words(p)),
         ("", _("poor") if p["poor"] else ""),
@@ -184,6 +184,17 @@ def _player(p: dict[str, Any], turn_text: str) -> str:
         f"<b>{NO_LIVES if lives is None else lives}</b></span>"
         f'<span class="badges">{"".join(badges)}</span>{open_hand}</li>'
     )
+
+
+def _bot_words(level: str) -> str:
+    """What kind of opponent a computer player is, short enough for a phone's player strip;
+    "" for a person."""
+    if not level:
+        return ""
+    names = {"easy": _("easy"), "normal": _("normal"), "strong": _("strong")}
+    if level not in names:
+        return _("computer")
+    return _("computer · %(level)s") % {"level": names[level]}
 
 
 def _away_words(p: dict[str, Any]) -> str:

@@ -149,3 +149,32 @@ def test_the_buttons_a_phone_is_shown_are_exactly_what_the_table_takes(
             for a in allowed
         }
         assert _frames_offered(view) == expected, seat
+
+
+def _player_items(view: str) -> dict[int, str]:
+    """Each seat's place in the player strip, by seat."""
+    return {
+        int(seat): item
+        for item, seat in re.findall(r'(<li class="player[^"]*" data-seat="(\d+)".*?</li>)', view)
+    }
+
+
+def test_a_computer_players_level_shows_beside_it_and_a_persons_shows_nothing():
+    state = _state(["Anne", "Bart", "Cor", "Dieuwke"], actions=1)
+    for index, level in ((1, "strong"), (2, "easy")):
+        state.seats[index].bot_level = level
+        state.seats[index].holder_key = ""
+    with translation.override("en"):
+        items = _player_items(render_view(state, Viewer(seats=(0,), active=0)))
+    assert "computer · strong" in items[1]
+    assert "computer · easy" in items[2]
+    for person in (0, 3):
+        assert "computer" not in items[person]
+    with translation.override("nl"):
+        items = _player_items(render_view(state, Viewer(seats=(0,), active=0)))
+    assert "computer · sterk" in items[1]
+    assert "computer · makkelijk" in items[2]
+    with translation.override("de"):
+        items = _player_items(render_view(state, Viewer(seats=(3,), active=3)))
+    assert "Computer · stark" in items[1]
+    assert "Computer" not in items[0]
