@@ -28,6 +28,7 @@ BACKGROUND = "#f6f3ea"
 PRECACHE = (
     "css/site.css",
     "css/table.css",
+    "js/site.js",
     "js/table.js",
     "django_htmx/htmx-2.min.js",
     "django_htmx/ext/hx-ws-2.min.js",

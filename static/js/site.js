@@ -21,3 +21,16 @@ document.addEventListener("click", function (e) {
   if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(field.value).then(copied, byHand);
   else byHand();
 });
+
+// An id for an action a phone sends, so a frame sent again is applied once (the live and the
+// slate tables alike). Not a secure context (a phone on the club's Wi-Fi over http): random
+// bytes still work.
+window.toepenActionId = function () {
+  var c = window.crypto;
+  if (c && c.randomUUID) return c.randomUUID();
+  if (c && c.getRandomValues) {
+    var bytes = c.getRandomValues(new Uint8Array(16));
+    return Array.prototype.map.call(bytes, function (b) { return (b + 256).toString(16).slice(1); }).join("");
+  }
+  return Date.now().toString(36) + "-" + Math.random().toString(36).slice(2);
+};

@@ -19,15 +19,7 @@
 
   function live() { return document.getElementById("slate-live"); }
 
-  function actionId() {
-    var c = window.crypto;
-    if (c && c.randomUUID) return c.randomUUID();
-    if (c && c.getRandomValues) {
-      var bytes = c.getRandomValues(new Uint8Array(16));
-      return Array.prototype.map.call(bytes, function (b) { return (b + 256).toString(16).slice(1); }).join("");
-    }
-    return Date.now().toString(36) + "-" + Math.random().toString(36).slice(2);
-  }
+  var actionId = window.toepenActionId;  // static/js/site.js
 
   // -- the queue, kept in the phone ----------------------------------------------------------
   // Three lists, each kept through a reload: the entries not yet counted, the entries this

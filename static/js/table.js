@@ -24,16 +24,7 @@
 
   function live() { return document.getElementById("table-live"); }
 
-  function actionId() {
-    var c = window.crypto;
-    if (c && c.randomUUID) return c.randomUUID();
-    // Not a secure context (a phone on the club's Wi-Fi over http): random bytes still work.
-    if (c && c.getRandomValues) {
-      var bytes = c.getRandomValues(new Uint8Array(16));
-      return Array.prototype.map.call(bytes, function (b) { return (b + 256).toString(16).slice(1); }).join("");
-    }
-    return Date.now().toString(36) + "-" + Math.random().toString(36).slice(2);
-  }
+  var actionId = window.toepenActionId;  // static/js/site.js
 
   function send(frame) {
     if (socket) socket.send(JSON.stringify(frame));
