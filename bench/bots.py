@@ -1,11 +1,15 @@
 """How strong the computer players are: rubbers between levels, loss rates with 95% intervals.
 
     python bench/bots.py [--rubbers 400] [--budget 0.2] [--exploit-budget 0.2] [--jobs 1]
+                         [--rubbers-per-table 5]
 
 Classic rules, 4 players. Each line-up is one level under test (seat "hero") among three of
-another; the seats rotate from rubber to rubber (the hero sits in seat r mod 4 and the first
-dealer is r mod 4 too). A rubber is lost by every player who reaches 0 lives in the hand that
-ends it (first_out), so loss rates over the four seats can add up to a little over 100%.
+another. The rubbers are played at tables of `--rubbers-per-table` rubbers each, by the same
+four bots, so what they learnt of each other carries from rubber to rubber as it does at a
+club table (1: new bots with empty memories for every rubber). The hero's seat rotates from
+table to table (seat t mod 4 at table t) and the first dealer from rubber to rubber (r mod 4).
+A rubber is lost by every player who reaches 0 lives in the hand that ends it (first_out), so
+loss rates over the four seats can add up to a little over 100%.
 
 Line-ups and the targets of the issue:
 - strong among three normal: loses at most 15% (a fair share is 25%);
@@ -69,12 +73,17 @@ def wilson(losses: int, n: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def one_rubber(job: tuple[str, int, float]) -> dict[str, Any]:
-    name, index, budget = job
+def one_table(job: tuple[str, int, float, int]) -> list[dict[str, Any]]:
+    """The rubbers of one table, played one after the other by the same four bots."""
+    name, table, budget, count = job
     hero, field = LINEUPS[name]
-    hero_seat = index % 4
+    hero_seat = table % 4
     levels = [hero if s == hero_seat else field for s in range(4)]
-    bots = [make_bot(level, seed=index * 8 + s, budget=budget) for s, level in enumerate(levels)]
+    bots = [make_bot(level, seed=table * 8 + s, budget=budget) for s, level in enumerate(levels)]
+    return [one_rubber(bots, hero_seat, table * count + j) for j in range(count)]
+
+
+def one_rubber(bots: list[Any], hero_seat: int, index: int) -> dict[str, Any]:
     asks: list[float] = []
     searches: list[float] = []
 
@@ -113,7 +122,13 @@ def main() -> None:
         default=None,
         help="Strong's budget in the cautious/reckless line-ups (default: --budget)",
     )
-    parser.add_argument("--jobs", type=int, default=1, help="rubbers played in parallel")
+    parser.add_argument("--jobs", type=int, default=1, help="tables played in parallel")
+    parser.add_argument(
+        "--rubbers-per-table",
+        type=int,
+        default=5,
+        help="rubbers the same four bots play one after the other (1: fresh bots each rubber)",
+    )
     parser.add_argument("--lineups", default=",".join(LINEUPS), help="comma-separated names")
     args = parser.parse_args()
     exploit_budget = args.budget if args.exploit_budget is None else args.exploit_budget
@@ -130,8 +145,12 @@ def main() -> None:
                 else (args.budget)
             )
             t0 = time.time()
-            jobs = [(name, index, budget) for index in range(args.rubbers)]
-            results = pool.map(one_rubber, jobs, chunksize=4)
+            per_table = args.rubbers_per_table
+            tables = math.ceil(args.rubbers / per_table)
+            jobs = [(name, table, budget, per_table) for table in range(tables)]
+            results = [
+                rubber for table in pool.map(one_table, jobs, chunksize=1) for rubber in table
+            ][: args.rubbers]
             losses = sum(1 for r in results if r["hero_lost"])
             low, high = wilson(losses, len(results))
             kind, bound = TARGETS[name]
@@ -155,6 +174,7 @@ def main() -> None:
                 ),
                 "hands_per_rubber": round(sum(r["hands"] for r in results) / len(results), 2),
                 "strong_budget_s": budget,
+                "rubbers_per_table": per_table,
                 "target": f"{kind} {bound}",
                 "met": met,
                 "seconds": round(time.time() - t0, 1),

@@ -8,6 +8,14 @@ from dataclasses import dataclass, field
 from games.engine import Action, HouseRules, Observation
 
 from .judge import ALL, TRICKS, View, mask_of
+from .reads import (
+    HIGH_STAY_ANYWAY,
+    SURE_KNOCK_ANYWAY,
+    belief,
+    knock_is_sure,
+    shown_choices,
+    stay_is_high,
+)
 
 
 def is_due(obs: Observation) -> bool:
@@ -81,6 +89,12 @@ class Habits:
     clean: int = 0
     shown_knocks: int = 0  # hands this player knocked in that were played to the last trick
     won_knocks: int = 0  # ... and that she won
+    # Her shown choices (`reads.shown_choices`): knocks on a sure last trick or not, stays on a
+    # high card or not.
+    sure_knocks: int = 0
+    unsure_knocks: int = 0
+    high_stays: int = 0
+    low_stays: int = 0
 
     def fold_rate(self) -> float:
         # A prior of four answers at one fold in two keeps one early answer from deciding it.
@@ -96,6 +110,14 @@ class Habits:
 
     def dirty_rate(self) -> float:
         return (self.dirty + 0.2) / (self.dirty + self.clean + 2.0)
+
+    def knocks_on_the_line(self) -> float:
+        """Belief that she knocks only when the last trick is surely hers (`reads`)."""
+        return belief(self.sure_knocks, self.unsure_knocks, SURE_KNOCK_ANYWAY)
+
+    def stays_on_high(self) -> float:
+        """Belief that she stays on a knock only with a high card (`reads`)."""
+        return belief(self.high_stays, self.low_stays, HIGH_STAY_ANYWAY)
 
 
 @dataclass
@@ -169,6 +191,17 @@ class Memory:
                     habits = self.of(names[seat])
                     habits.shown_knocks += 1
                     habits.won_knocks += obs.winner == seat
+                for seat, choice, view in shown_choices(obs):
+                    habits = self.of(names[seat])
+                    if choice == "knock":
+                        if knock_is_sure(view):
+                            habits.sure_knocks += 1
+                        else:
+                            habits.unsure_knocks += 1
+                    elif stay_is_high(view):
+                        habits.high_stays += 1
+                    else:
+                        habits.low_stays += 1
 
 
 class Bot:

@@ -3,7 +3,8 @@
 Every seat in a playout plays like Normal from its own cards and the cards on the table only
 (never from the sampled cards of others), so a playout prices a knock as real opponents would
 answer it rather than as all-seeing ones. Seats whose habits the table has learnt (always
-folds, never folds, always knocks, never knocks) play those habits.
+folds, never folds, always knocks, never knocks, knocks only on the line, stays only on a high
+card) play those habits.
 """
 
 from __future__ import annotations
@@ -16,10 +17,12 @@ from games.engine import Hand
 from games.engine.actions import FOLD, KNOCK, PLAY, STAY
 
 from .judge import ALL, TRICKS, View, choose_card, mask_of, win_chance
+from .reads import knock_is_sure, stay_is_high
 from .simple import knock_threshold, stay_is_better
 
-Answering = Literal["judge", "fold", "stay"]
-Knocking = Literal["judge", "always", "never"]
+# "high": stays only on a high card; "line": knocks only on a sure last trick (`reads`).
+Answering = Literal["judge", "fold", "stay", "high"]
+Knocking = Literal["judge", "always", "never", "line"]
 # Knocks a playout allows before it stops them: long knock wars are rare and slow to play out.
 MAX_KNOCKS: Final = 6
 
@@ -34,7 +37,8 @@ class Style:
     stay_bias: float = 0.0
 
 
-def _view(world: Hand, seat: int) -> View:
+def view_in(world: Hand, seat: int) -> View:
+    """What `seat` knows in `world` that the judging needs (open hands left out)."""
     cards = world.hands[seat]
     seen = mask_of(cards)
     for done in world.tricks:
@@ -67,11 +71,13 @@ def play_out(world: Hand, styles: list[Style], rng: random.Random) -> None:
             seat = world.due()[0]
             style = styles[seat]
             if style.answers == "judge":
-                view = _view(world, seat)
+                view = view_in(world, seat)
                 win = min(1.0, max(0.0, win_chance(view) + style.stay_bias))
                 stay = stay_is_better(win, world.stake, world.lives[seat], style.credibility)
                 if rng.random() < 0.1:
                     stay = not stay
+            elif style.answers == "high":
+                stay = stay_is_high(view_in(world, seat))
             else:
                 stay = style.answers == "stay"
             world.apply(STAY[seat] if stay else FOLD[seat])
@@ -79,7 +85,7 @@ def play_out(world: Hand, styles: list[Style], rng: random.Random) -> None:
         turn = world.turn
         assert turn is not None
         seat = turn
-        view = _view(world, seat)
+        view = view_in(world, seat)
         moment = (seat, len(world.tricks), len(world.current.plays) if world.current else 0)
         if knocks < MAX_KNOCKS and moment not in considered:
             considered.add(moment)
@@ -99,6 +105,8 @@ def play_out(world: Hand, styles: list[Style], rng: random.Random) -> None:
 
 
 def _knocks(world: Hand, seat: int, view: View, style: Style, rng: random.Random) -> bool:
+    if style.knocks == "line":
+        return knock_is_sure(view)
     if style.knocks != "judge":
         return style.knocks == "always"
     if world.poverty and world.poor[seat]:

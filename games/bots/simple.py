@@ -3,6 +3,8 @@ Lijntoeper and Knocker."""
 
 from __future__ import annotations
 
+from typing import Final
+
 from games.engine import Action, HouseRules, Observation
 from games.engine.cards import is_face
 
@@ -143,8 +145,17 @@ def knock_threshold(stake: int, lives: int, late: bool) -> float:
     return min(need, 0.99)
 
 
+# A habit read (`reads`) is acted on by Normal once it is believed at least this much.
+READ: Final = 0.5
+# How much lower Normal's knock threshold is when every player still in is read as staying
+# only on a high card: she folds anything else, so a good hand need not be a sure one.
+HIGH_STAYERS_DISCOUNT: Final = 0.1
+
+
 class Normal(RuleBot):
-    """Judges its chance of the last trick from its cards, the cards gone and its position."""
+    """Judges its chance of the last trick from its cards, the cards gone and its position;
+    folds to a player read as knocking on the line, and knocks more readily at players read as
+    staying only on a high card."""
 
     level = "normal"
     exchange_bluff = 0.2
@@ -153,8 +164,17 @@ class Normal(RuleBot):
 
     def answer(self, obs: Observation) -> Action:
         seat = obs.seat or 0
-        win = win_chance(view_of(obs))
-        stay = stay_is_better(win, obs.stake, obs.lives[seat], knocker_credibility(self, obs))
+        view = view_of(obs)
+        knocker = obs.answer_to
+        if (
+            knocker is not None
+            and self.memory.of(obs.players[knocker]).knocks_on_the_line() >= READ
+        ):
+            # Her knocks are never bluffs: stay only when the last trick is surely ours.
+            stay = sure_of_last_trick(view)
+        else:
+            win = win_chance(view)
+            stay = stay_is_better(win, obs.stake, obs.lives[seat], knocker_credibility(self, obs))
         return _find(obs, "stay" if stay else "fold") or obs.legal[0]
 
     def wants_knock(self, obs: Observation, due: bool) -> bool:
@@ -165,11 +185,21 @@ class Normal(RuleBot):
             # Out of turn only when sure: then the timing costs nothing.
             return win >= knock_threshold(obs.stake, lives, late=True) and win >= 0.9
         late = view.tricks_left <= 2
-        if win >= knock_threshold(obs.stake, lives, late):
+        need = knock_threshold(obs.stake, lives, late)
+        if self._among_high_stayers(obs):
+            need -= HIGH_STAYERS_DISCOUNT
+        if win >= need:
             return obs.knocks[obs.seat or 0] < 2 or win >= 0.99
         if obs.stake == 1 and late and win < 0.25 and lives > 2:
             return self.rng.random() < self.bluff_chance(obs)
         return False
+
+    def _among_high_stayers(self, obs: Observation) -> bool:
+        folded = set(obs.folded)
+        others = [s for s in range(len(obs.players)) if s != obs.seat and s not in folded]
+        return bool(others) and all(
+            self.memory.of(obs.players[s]).stays_on_high() >= READ for s in others
+        )
 
     def bluff_chance(self, obs: Observation) -> float:
         """Bluff more against players who fold a lot, and not into a table of callers."""

@@ -13,6 +13,7 @@ and going out itself costs `OUT_PENALTY` more (first_out: it has lost the rubber
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 import time
@@ -21,9 +22,10 @@ from typing import Final
 from games.engine import Action, Hand, HouseRules, Observation
 
 from .base import Habits, Memory, is_due, view_of
-from .judge import win_chance
+from .judge import sure_of_last_trick, win_chance
+from .reads import PRIOR
 from .rollout import Answering, Knocking, Style, play_out
-from .simple import Normal, _answering, _find
+from .simple import READ, Normal, _answering, _find
 from .world import Knowledge, sample_world
 
 DEFAULT_BUDGET: Final = 0.2  # seconds of search per decision; keeps p95 under 300 ms
@@ -80,6 +82,9 @@ class Strong(Normal):
         if due:
             candidates = [a for a in obs.legal if a.act in ("play", "stay", "fold", "knock")]
             if _answering(obs):
+                answer = self.answer_on_the_line(obs)
+                if answer is not None:
+                    return answer
                 candidates = [a for a in candidates if a is not None and a.act in ("stay", "fold")]
         else:
             knock = _find(obs, "knock")
@@ -90,6 +95,15 @@ class Strong(Normal):
         if len(candidates) == 1:
             return candidates[0]
         return self.search(obs, rules, candidates)
+
+    def answer_on_the_line(self, obs: Observation) -> Action | None:
+        """The answer to a player believed to knock only on the line: her knock is never a
+        bluff, so stay only on a sure last trick. (Sampling finds too few of the rare deals a
+        sure knock comes from to price this by search.) None for any other knocker."""
+        knocker = obs.answer_to
+        if knocker is None or self.memory.of(obs.players[knocker]).knocks_on_the_line() < READ:
+            return None
+        return _find(obs, "stay" if sure_of_last_trick(view_of(obs)) else "fold")
 
     def styles(self, obs: Observation) -> list[Style]:
         """How each seat will play in the playouts: by its habits where they are plain."""
@@ -133,8 +147,13 @@ class Strong(Normal):
         def stay_belief(seat: int) -> float:
             return 0.8 * self.memory.of(names[seat]).fold_rate()
 
-        knowledge = Knowledge(obs, rules, clean_belief, knock_belief, stay_belief)
+        def reads(seat: int) -> tuple[float, float]:
+            habits = self.memory.of(names[seat])
+            return habits.knocks_on_the_line(), habits.stays_on_high()
+
+        knowledge = Knowledge(obs, rules, clean_belief, knock_belief, stay_belief, reads)
         styles = self.styles(obs)
+        typed: dict[tuple[int, int], list[Style]] = {}
         k = len(candidates)
         total_w = 0.0
         sums = [0.0] * k
@@ -150,14 +169,17 @@ class Strong(Normal):
                 if failures > 5:
                     break
                 continue
-            world, weight = sampled
+            world, weight, line, high = sampled
+            world_styles = typed.get((line, high))
+            if world_styles is None:
+                world_styles = typed[line, high] = _with_habits(styles, line, high)
             seed = self.rng.getrandbits(32)
             for i, candidate in enumerate(candidates):
                 branch = world.copy()
                 if candidate is not None:
                     branch.apply(candidate)
                 playout_rng.seed(seed)
-                play_out(branch, styles, playout_rng)
+                play_out(branch, world_styles, playout_rng)
                 value = _value(branch, me, rules.end_condition == "first_out")
                 sums[i] += weight * value
                 if branch.lost[me] > 0:
@@ -191,6 +213,21 @@ class Strong(Normal):
         return action if action in candidates else candidates[0]
 
 
+def _with_habits(styles: list[Style], line: int, high: int) -> list[Style]:
+    """The playout styles of a world whose seats in `line` knock only on the line and in
+    `high` stay only on a high card, where their plain habits do not already decide."""
+    if not line and not high:
+        return styles
+    result = []
+    for s, style in enumerate(styles):
+        if line >> s & 1 and style.knocks == "judge":
+            style = dataclasses.replace(style, knocks="line")
+        if high >> s & 1 and style.answers == "judge":
+            style = dataclasses.replace(style, answers="high")
+        result.append(style)
+    return result
+
+
 def knock_margin(stake: int) -> float:
     """Lives a knock must gain over playing on: more for each knock already made."""
     return KNOCK_MARGIN + KNOCK_STEP * (stake - 1)
@@ -209,13 +246,23 @@ def decision_margin(
     if candidate.act == "knock":
         folded = set(obs.folded)
         others = [s for s in range(len(obs.players)) if s != obs.seat and s not in folded]
-        judging = sum(1 for s in others if styles[s].answers == "judge")
+        # One read as staying only on a high card is priced as she plays, as far as believed.
+        judging = sum(
+            1.0 - _beyond_prior(memory.of(obs.players[s]).stays_on_high())
+            for s in others
+            if styles[s].answers == "judge"
+        )
         return knock_margin(obs.stake) * judging / max(1, len(others))
     if candidate.act == "stay" and obs.answer_to is not None:
         if styles[obs.answer_to].knocks != "judge":
             return 0.0
         return STAY_MARGIN * _knock_belief(memory.of(obs.players[obs.answer_to]))
     return 0.0
+
+
+def _beyond_prior(belief: float) -> float:
+    """How far a belief has risen above the prior, from 0 (not at all) to 1 (certain)."""
+    return max(0.0, (belief - PRIOR) / (1.0 - PRIOR))
 
 
 def _value(world: Hand, me: int, first_out: bool) -> float:

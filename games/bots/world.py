@@ -10,20 +10,28 @@ What a seat knows (and so what every sample respects):
   whistle or stand means three or four jacks.
 What it may believe, as weights: a player who exchanged usually laid aside a clean hand (drawn
 per that player's record), and knocks and stays say a hand is strong, by the player's habits.
+A player read as knocking on the line or staying only on a high card (`reads`) is dealt that
+habit in a share of the worlds as large as the belief in it; in those worlds her knocks, stays
+and folds must fit her cards at the moment she made them (a world where they do not keeps a
+weight of `reads.SLIP`, or `LINE_SLIP` for a knock: a sure hand is so rare among the deals that
+a larger slip would outweigh them), and the playouts let her play the habit.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from typing import Final
+from typing import Final, NamedTuple
 
 from games.engine import Hand, HouseRules, IllegalAction, Observation
 
 from .judge import ALL, JACKS, SUIT_BITS, TENS, mask_of
+from .reads import SLIP, knock_is_sure, stay_is_high
+from .rollout import view_in
 
 CARDS: Final = 4
 FACES: Final = sum(1 << card for card in range(32) if card & 7 < 4)
+LINE_SLIP: Final = 0.001
 
 
 def _bits(mask: int) -> list[int]:
@@ -33,6 +41,21 @@ def _bits(mask: int) -> list[int]:
         cards.append(low.bit_length() - 1)
         mask ^= low
     return cards
+
+
+# What a knock, stay or fold of another seat says: (history index, seat, act, belief weight).
+Telling = tuple[int, int, str, float]
+# A player's read habits as beliefs: (knocks on the line, stays only on a high card).
+Reads = Callable[[int], tuple[float, float]]
+
+
+class Sample(NamedTuple):
+    """A world, its weight, and the seats dealt each read habit in it (bit masks)."""
+
+    world: Hand
+    weight: float
+    line: int = 0
+    high: int = 0
 
 
 class Knowledge:
@@ -45,6 +68,7 @@ class Knowledge:
         clean_belief: Callable[[int], float] | None = None,
         knock_belief: Callable[[int], float] | None = None,
         stay_belief: Callable[[int], float] | None = None,
+        reads: Reads | None = None,
     ) -> None:
         me = obs.seat
         assert me is not None and obs.hand is not None
@@ -114,28 +138,36 @@ class Knowledge:
             lives + lost for lives, lost in zip(obs.lives, obs.lives_lost, strict=True)
         ]
         self.clean_belief = clean_belief
-        self.weights = self._belief_weights(knock_belief, stay_belief)
+        self.reads = [reads(s) if reads is not None and s != me else (0.0, 0.0) for s in range(n)]
+        self.telling = self._telling(knock_belief, stay_belief)
 
-    def _belief_weights(
+    def _telling(
         self,
         knock_belief: Callable[[int], float] | None,
         stay_belief: Callable[[int], float] | None,
-    ) -> list[tuple[int, float]]:
-        """(seat, how much its hand's strength should weigh) for each telling knock or stay."""
-        telling: list[tuple[int, float]] = []
+    ) -> dict[int, Telling]:
+        """Each other seat's knock, stay or fold that says something of her cards, by history
+        index, with how much her hand's strength should weigh (by her habits)."""
+        telling: dict[int, Telling] = {}
         knocked = False
-        for action in self.obs.history:
-            if action.seat == self.me:
-                if action.act == "knock":
-                    knocked = True
+        for i, action in enumerate(self.obs.history):
+            seat, act = action.seat, action.act
+            if seat == self.me:
+                knocked = knocked or act == "knock"
                 continue
-            if action.act == "knock":
+            line, high = self.reads[seat]
+            belief = 0.0
+            if act == "knock":
                 knocked = True
-                if knock_belief is not None:
-                    telling.append((action.seat, knock_belief(action.seat)))
-            elif action.act == "stay" and knocked and stay_belief is not None:
-                telling.append((action.seat, stay_belief(action.seat)))
-        return [(seat, weight) for seat, weight in telling if weight > 0.0]
+                belief = knock_belief(seat) if knock_belief is not None else 0.0
+                if belief > 0.0 or line > 0.0:
+                    telling[i] = (i, seat, act, belief)
+            elif act in ("stay", "fold") and knocked:
+                if act == "stay" and stay_belief is not None:
+                    belief = stay_belief(seat)
+                if belief > 0.0 or high > 0.0:
+                    telling[i] = (i, seat, act, belief)
+        return telling
 
     def _deal_hidden(self, rng: random.Random, pool: list[int]) -> list[list[int]] | None:
         """Hidden cards per seat, drawn from `pool` (which is shuffled and consumed)."""
@@ -162,8 +194,14 @@ class Knowledge:
             pool[:] = [card for card in pool if card not in taken]
         return hidden
 
-    def sample(self, rng: random.Random) -> tuple[Hand, float] | None:
+    def sample(self, rng: random.Random) -> Sample | None:
         """A world consistent with the observation, replayed to now, and its weight."""
+        line = high = 0
+        for s, (line_belief, high_belief) in enumerate(self.reads):
+            if line_belief > 0.0 and rng.random() < line_belief:
+                line |= 1 << s
+            if high_belief > 0.0 and rng.random() < high_belief:
+                high |= 1 << s
         pool = self.pool.copy()
         rng.shuffle(pool)
         blocks = [list(seat_blocks) for seat_blocks in self.blocks]
@@ -213,15 +251,31 @@ class Knowledge:
             obs.immune,
             obs.players,
         )
+        weight = 1.0
+        telling = self.telling
         try:
-            for action in obs.history:
+            for i, action in enumerate(obs.history):
+                tell = telling.get(i)
+                if tell is not None:
+                    weight *= _likelihood(world, tell, line, high, finals)
                 world.apply(action)
         except IllegalAction:
             return None
-        weight = 1.0
-        for seat, belief in self.weights:
-            weight *= 1.0 - belief + belief * _strength(finals[seat])
-        return world, weight
+        return Sample(world, weight, line, high)
+
+
+def _likelihood(world: Hand, tell: Telling, line: int, high: int, finals: list[list[int]]) -> float:
+    """How well the cards `world` dealt explain one telling choice, the moment before it."""
+    _, seat, act, belief = tell
+    bit = 1 << seat
+    if act == "knock" and line & bit:
+        return 1.0 if knock_is_sure(view_in(world, seat)) else LINE_SLIP
+    if act != "knock" and high & bit:
+        fits = stay_is_high(view_in(world, seat)) == (act == "stay")
+        return 1.0 if fits else SLIP
+    if act == "fold":
+        return 1.0
+    return 1.0 - belief + belief * _strength(finals[seat])
 
 
 def _strength(cards: list[int]) -> float:
@@ -230,9 +284,7 @@ def _strength(cards: list[int]) -> float:
     return ((best + 1) / 8.0) ** 3
 
 
-def sample_world(
-    knowledge: Knowledge, rng: random.Random, tries: int = 40
-) -> tuple[Hand, float] | None:
+def sample_world(knowledge: Knowledge, rng: random.Random, tries: int = 40) -> Sample | None:
     for _ in range(tries):
         sampled = knowledge.sample(rng)
         if sampled is not None:

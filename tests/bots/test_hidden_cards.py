@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 
 from games.bots import LEVELS, make_bot
+from games.bots.base import Habits
 from games.bots.strong import Strong
 from games.bots.world import Knowledge, sample_world
 from games.engine import observe
@@ -38,7 +39,7 @@ def test_every_imagined_world_looks_to_the_seat_exactly_like_the_real_hand() -> 
         for _ in range(4):
             sampled = sample_world(knowledge, rng)
             assert sampled is not None, "no world consistent with a real observation"
-            world, weight = sampled
+            world, weight = sampled.world, sampled.weight
             assert weight > 0
             assert observe(world, seat) == obs
 
@@ -50,7 +51,7 @@ def test_imagined_worlds_differ_from_the_real_hand_in_the_hidden_cards() -> None
         knowledge = Knowledge(observe(hand, seat), rules)
         sampled = sample_world(knowledge, rng)
         assert sampled is not None
-        world, _ = sampled
+        world = sampled.world
         others = [sorted(world.hands[s]) for s in range(hand.n) if s != seat]
         differ += others != [sorted(hand.hands[s]) for s in range(hand.n) if s != seat]
     assert differ > 20
@@ -63,7 +64,7 @@ def test_a_decision_is_the_same_whatever_the_hidden_cards_are() -> None:
         obs = observe(hand, seat)
         sampled = sample_world(Knowledge(obs, rules), rng)
         assert sampled is not None
-        twin = observe(sampled[0], seat)
+        twin = observe(sampled.world, seat)
         for level in LEVELS:
             if level == "strong":
                 first = Strong(number, budget=30.0, worlds=12)
@@ -71,3 +72,26 @@ def test_a_decision_is_the_same_whatever_the_hidden_cards_are() -> None:
             else:
                 first, second = make_bot(level, seed=number), make_bot(level, seed=number)
             assert first.decide(obs, rules) == second.decide(twin, rules)
+
+
+def test_a_decision_on_read_habits_is_the_same_whatever_the_hidden_cards_are() -> None:
+    """The same, with every player read as knocking on the line and staying only on a high
+    card half the time (so the worlds deal both): reading adds no hidden card."""
+    rng = random.Random(6)
+    for number, (rules, hand, seat) in enumerate(_situations(40, 4)):
+        obs = observe(hand, seat)
+        sampled = sample_world(Knowledge(obs, rules), rng)
+        assert sampled is not None
+        twin = observe(sampled.world, seat)
+        for level in ("normal", "strong"):
+            bots = []
+            for _ in range(2):
+                bot = (
+                    Strong(number, budget=30.0, worlds=12)
+                    if level == "strong"
+                    else make_bot(level, seed=number)
+                )
+                for name in obs.players:
+                    bot.memory.habits[name] = Habits(hands=6, knocks=2, sure_knocks=1, high_stays=1)
+                bots.append(bot)
+            assert bots[0].decide(obs, rules) == bots[1].decide(twin, rules)
