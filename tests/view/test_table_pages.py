@@ -41,6 +41,24 @@ def test_a_member_opens_a_table_and_sits_at_its_first_seat(klaver: Cast) -> None
     assert "is-mine" in page and "<svg" in page and table.code in page
 
 
+@pytest.mark.parametrize(
+    ("language", "words"),
+    [
+        ("en", ["What the computer players do", "counts nothing", "knocks only when sure"]),
+        ("nl", ["Wat de computerspelers doen", "telt niets", "alleen toept als ze zeker is"]),
+        ("de", ["Was die Computerspieler tun", "zählt nichts", "nur klopft, wenn er sicher ist"]),
+    ],
+)
+def test_the_new_table_page_says_what_each_computer_level_does(
+    klaver: Cast, language: str, words: list[str]
+) -> None:
+    anna = signed_in(klaver.anna)
+    page = anna.get(f"/clubs/{klaver.club.slug}/tables/new/", HTTP_ACCEPT_LANGUAGE=language)
+    text = page.content.decode()
+    for word in words:
+        assert word in text
+
+
 def test_a_bad_table_form_says_why_and_opens_nothing(klaver: Cast) -> None:
     anna = signed_in(klaver.anna)
     for bad in ({"seat_count": "9"}, {"seat_count": "2"}, {"seat_1": "grandmaster"}):
