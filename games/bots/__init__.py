@@ -7,7 +7,9 @@
 A bot sees only what its seat may see: the `Observation` of `games.engine.observe(hand, seat)`
 and the house rules, which every player at the table knows. It never receives the `Hand`. It
 remembers what the table did (its `Memory`: who knocks, who folds, whose exchanges were dirty)
-across hands, as a club player would, read from the public `history` it is shown.
+across hands, as a club player would, read from the public `history` it is shown; and from each
+hand played out it reads each player's style (`reads`: does she knock only on the line, stay
+only on a high card?).
 
 How a table asks its bots (`table.play_hand` is the reference implementation):
 
