@@ -201,10 +201,15 @@ def take_hand(state: TableState, hand_row: PlayedHand) -> None:
     """`hand_row` as `state`'s hand: its seats, and the hand replayed from its record."""
     state.hand_row = hand_row
     state.hand_seats = list(hand_row.seats)
-    hand, actions = parse_record(hand_row.record)
+    state.hand = replayed(hand_row.record)
+
+
+def replayed(record: dict[str, Any]) -> Hand:
+    """The hand a stored record holds, with every action of it applied."""
+    hand, actions = parse_record(record)
     for action in actions:
         hand.apply(action)
-    state.hand = hand
+    return hand
 
 
 def finish_hand(state: TableState, now: datetime) -> Any:

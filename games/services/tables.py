@@ -747,9 +747,7 @@ def _think(state: TableState, step: Step) -> Action | None:
     assert state.hand is not None and hand_seat is not None
     legal = table_rules.allowed(state.hand, hand_seat, step.kind == "bot_laundry")
     observation = dataclasses.replace(observation, legal=tuple(legal))
-    bot = players.bot_for(
-        state.table.pk, state.rubber.number, step.seat, state.seats[step.seat].bot_level
-    )
+    bot = players.bot_for(state, step.seat)
     return players.decide(bot, observation, state.rules)
 
 

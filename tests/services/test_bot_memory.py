@@ -1,0 +1,83 @@
+"""Computer players at a live table remember it (issue #20): each is kept for its seat from
+rubber to rubber, watches every hand the table finished, and a new process's computer player
+learns the same from the stored hands."""
+
+from __future__ import annotations
+
+import pytest
+
+from clubs.models import HouseRuleProfile
+from games.engine import HouseRules
+from games.models import PlayedHand, Table
+from games.services import players, tables
+from tests.personas import Cast
+from tests.tables import clock_plays, state_of
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def no_bots_kept():
+    """Each test starts as a process that has met no table."""
+    players._bots.clear()
+    yield
+    players._bots.clear()
+
+
+def _bot_table(klaver: Cast) -> Table:
+    profile = HouseRuleProfile.objects.create(
+        club=klaver.club, name="short", rules_json=HouseRules(starting_lives=4).to_json()
+    )
+    table = tables.create_table(
+        club=klaver.club,
+        user=klaver.anna.user,
+        profile=profile,
+        bots={0: "normal", 1: "normal", 2: "easy", 3: "normal"},
+        take_seat=None,
+    )
+    tables.start_rubber(table.pk, klaver.anna.user)
+    return table
+
+
+def _play_rubber(table: Table) -> None:
+    for _ in range(3000):
+        if Table.objects.get(pk=table.pk).status == "rubber_over":
+            return
+        clock_plays(table.pk)
+    raise AssertionError("the rubber did not end")
+
+
+def test_a_computer_player_keeps_what_it_read_from_rubber_to_rubber_and_after_a_restart(
+    klaver: Cast,
+) -> None:
+    table = _bot_table(klaver)
+    _play_rubber(table)
+    finished = PlayedHand.objects.filter(rubber__table=table, complete=True).count()
+    assert finished >= 2
+    tables.start_rubber(table.pk, klaver.anna.user)
+    state = state_of(table)
+    bot = players.bot_for(state, 1)
+    # The bot that played the first rubber, having watched every hand of it.
+    assert bot is players.bot_for(state_of(table), 1)
+    names = state.rubber.players
+    assert {name: bot.memory.of(name).hands for name in names} == dict.fromkeys(names, finished)
+    learnt = {name: bot.memory.of(name) for name in names}
+    assert sum(h.knocks + h.answers + h.sure_knocks + h.high_stays for h in learnt.values()) > 0
+
+    players._bots.clear()  # a restart: this process has met no table
+    again = players.bot_for(state_of(table), 1)
+    assert again is not bot
+    assert {name: again.memory.of(name) for name in names} == learnt
+
+
+def test_a_finished_hand_is_watched_once(klaver: Cast) -> None:
+    table = _bot_table(klaver)
+    for _ in range(3000):
+        if PlayedHand.objects.filter(rubber__table=table, complete=True).count() >= 2:
+            break
+        clock_plays(table.pk)
+    state = state_of(table)
+    bot = players.bot_for(state, 0)
+    hands = {name: habits.hands for name, habits in bot.memory.habits.items()}
+    assert players.bot_for(state, 0) is bot
+    assert {name: habits.hands for name, habits in bot.memory.habits.items()} == hands
