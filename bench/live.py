@@ -46,6 +46,7 @@ from websockets.exceptions import ConnectionClosed
 
 from tests.scaleout.phones import Phone, Signal, choose, new_id
 from tests.scaleout.servers import (
+    SERVERS,
     Daphne,
     PostgresDatabase,
     RedisDatabase,
@@ -439,13 +440,14 @@ def scaleout_setup(conn_max_age: int) -> Setup:
     return setup
 
 
-def start_servers(setup: Setup, app: str, workdir: Path, label: str) -> list[Daphne]:
+def start_servers(
+    setup: Setup, app: str, workdir: Path, label: str, server: str = "daphne"
+) -> list[Daphne]:
     servers = []
     try:
         for i in range(setup.processes):
-            servers.append(
-                Daphne(setup.env, workdir / f"{setup.name}-{label}-{i}.log", app=app).start()
-            )
+            log_path = workdir / f"{setup.name}-{label}-{i}.log"
+            servers.append(Daphne(setup.env, log_path, app=app, server=server).start())
     except BaseException:
         for server in servers:
             server.stop()
@@ -454,7 +456,7 @@ def start_servers(setup: Setup, app: str, workdir: Path, label: str) -> list[Dap
 
 
 async def bench_fanout(setup: Setup, workdir: Path, args: argparse.Namespace) -> dict[str, Any]:
-    servers = start_servers(setup, "bench.fanout_asgi:application", workdir, "fanout")
+    servers = start_servers(setup, "bench.fanout_asgi:application", workdir, "fanout", args.server)
     ports = [s.port for s in servers]
     try:
         recorder = Recorder()
@@ -470,7 +472,7 @@ async def bench_fanout(setup: Setup, workdir: Path, args: argparse.Namespace) ->
 
 
 async def bench_app(setup: Setup, workdir: Path, args: argparse.Namespace) -> dict[str, Any]:
-    servers = start_servers(setup, "toepen_site.asgi:application", workdir, "app")
+    servers = start_servers(setup, "toepen_site.asgi:application", workdir, "app", args.server)
     ports = [s.port for s in servers]
     seeded: list[dict[str, Any]] = []
     try:
@@ -523,7 +525,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
             if app is not None and fanout is not None and fanout["max_tables"]:
                 ratio = app["max_tables"] / fanout["max_tables"]
             report["configs"][name] = {
-                "servers": f"{setup.processes} daphne",
+                "servers": f"{setup.processes} {args.server}",
                 "database": "sqlite" if name == "embedded" else "postgresql",
                 "channel_layer": "in-memory" if name == "embedded" else "redis",
                 "fanout": fanout,
@@ -555,6 +557,9 @@ def main() -> None:
         help="measurements again of a missed step before it counts",
     )
     parser.add_argument("--conn-max-age", type=int, default=60, help="DATABASE_CONN_MAX_AGE")
+    parser.add_argument(
+        "--server", choices=SERVERS, default="daphne", help="the ASGI server both apps run under"
+    )
     parser.add_argument("--max-minutes", type=float, default=40.0)
     parser.add_argument(
         "--only",

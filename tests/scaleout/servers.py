@@ -26,6 +26,26 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[2]
 PYTHON = sys.executable
 DAPHNE = str(Path(sys.executable).with_name("daphne"))
+# The ASGI servers a process can run the same application under (`Daphne(server=...)`).
+SERVERS = ("daphne", "uvicorn", "granian", "hypercorn")
+
+
+def server_command(server: str, app: str, port: int) -> list[str]:
+    """The command line that serves `app` on 127.0.0.1:`port` with `server`."""
+    host = "127.0.0.1"
+    if server == "daphne":
+        return [DAPHNE, "-b", host, "-p", str(port), app]
+    binary = str(Path(sys.executable).with_name(server))
+    if server == "uvicorn":
+        quiet = ["--no-access-log", "--log-level", "warning", "--lifespan", "off"]
+        return [binary, "--host", host, "--port", str(port), *quiet, app]
+    if server == "granian":
+        return [binary, "--interface", "asgi", "--host", host, "--port", str(port), app]
+    if server == "hypercorn":
+        return [binary, "-b", f"{host}:{port}", app]
+    raise ValueError(f"unknown ASGI server {server!r}: one of {', '.join(SERVERS)}")
+
+
 PG_HOST, PG_PORT = "127.0.0.1", 5432
 REDIS_HOST, REDIS_PORT = "127.0.0.1", 6379
 
@@ -201,12 +221,14 @@ class RedisDatabase:
 
 @dataclass
 class Daphne:
-    """One daphne process serving `app` on a loopback port; `kill()` is a SIGKILL."""
+    """One server process serving `app` on a loopback port (daphne unless `server` names
+    another ASGI server); `kill()` is a SIGKILL."""
 
     env: dict[str, str]
     log_path: Path
     app: str = "toepen_site.asgi:application"
     port: int = field(default_factory=free_port)
+    server: str = "daphne"
     proc: subprocess.Popen[bytes] | None = None
     starts: int = 0
 
@@ -217,7 +239,7 @@ class Daphne:
             log.write(f"\n--- start {self.starts} on port {self.port} ---\n".encode())
             log.flush()
             self.proc = subprocess.Popen(
-                [DAPHNE, "-b", "127.0.0.1", "-p", str(self.port), self.app],
+                server_command(self.server, self.app, self.port),
                 cwd=REPO,
                 env=self.env,
                 stdout=log,
@@ -227,10 +249,12 @@ class Daphne:
         deadline = time.monotonic() + timeout
         while not port_open(self.port):
             if self.proc.poll() is not None:
-                raise RuntimeError(f"daphne exited at start:\n{self.log()[-3000:]}")
+                raise RuntimeError(f"{self.server} exited at start:\n{self.log()[-3000:]}")
             if time.monotonic() > deadline:
                 self.stop()
-                raise RuntimeError(f"daphne did not listen within {timeout} s:\n{self.log()}")
+                raise RuntimeError(
+                    f"{self.server} did not listen within {timeout} s:\n{self.log()}"
+                )
             time.sleep(0.05)
         return self
 
@@ -266,25 +290,44 @@ class Daphne:
             self.proc.wait(timeout=5)
 
     def rss_kib(self) -> int:
-        """Resident memory now (VmRSS), 0 when not running."""
+        """Resident memory now (VmRSS), of the process and its children (a server such as
+        granian serves from a worker process); 0 when not running."""
         if not self.running:
             return 0
-        assert self.proc is not None
-        with contextlib.suppress(OSError):
-            for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1])
-        return 0
+        total = 0
+        for pid in self._tree():
+            with contextlib.suppress(OSError, ValueError):
+                for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                    if line.startswith("VmRSS:"):
+                        total += int(line.split()[1])
+        return total
 
     def cpu_seconds(self) -> float:
-        """User plus system CPU time the process has used so far."""
+        """User plus system CPU time the process and its children have used so far."""
         if not self.running:
             return 0.0
+        total = 0.0
+        for pid in self._tree():
+            with contextlib.suppress(OSError, IndexError, ValueError):
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+                total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return total
+
+    def _tree(self) -> list[int]:
+        """The server's process and every process below it."""
         assert self.proc is not None
-        with contextlib.suppress(OSError, IndexError, ValueError):
-            fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
-            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-        return 0.0
+        parents: dict[int, list[int]] = {}
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                with contextlib.suppress(OSError, IndexError, ValueError):
+                    parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+                    parents.setdefault(parent, []).append(int(entry.name))
+        tree, todo = [], [self.proc.pid]
+        while todo:
+            pid = todo.pop()
+            tree.append(pid)
+            todo.extend(parents.get(pid, ()))
+        return tree
 
     def log(self) -> str:
         try:
