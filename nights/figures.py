@@ -12,7 +12,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
-from games.engine import BadRecord, Hand, IllegalAction, parse_record
+from games.engine import BadRecord, Hand, IllegalAction
+from games.engine import replayed as engine_replayed
 
 log = logging.getLogger(__name__)
 
@@ -51,13 +52,10 @@ FIGURES = tuple(field.name for field in fields(Tally))
 def replayed(record: Any) -> Hand | None:
     """The hand as its record leaves it; None (and a warning) for a record the engine refuses."""
     try:
-        hand, actions = parse_record(record)
-        for action in actions:
-            hand.apply(action)
+        return engine_replayed(record)
     except (BadRecord, IllegalAction) as error:
         log.warning("a stored hand record does not replay: %s", error)
         return None
-    return hand
 
 
 def hand_tallies(hand: Hand) -> list[Tally]:

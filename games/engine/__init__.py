@@ -6,6 +6,7 @@ legal_actions(hand, seat)      # what a seat may do now, in turn or not
 apply(hand, action)            # validate and apply in place, or raise IllegalAction
 observe(hand, seat)            # what a seat (None: a spectator) may see
 replay(record)                 # a toepen-hand/1 record -> its toepen-result/1
+replayed(record)               # a toepen-hand/1 record -> its Hand, every action applied
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from .cards import TOKENS, CardError, card_from_token, token
 from .errors import ERROR_CODES, BadRecord, EngineError, IllegalAction
 from .hand import Hand, Trick
 from .observe import Observation, observe
-from .record import parse_action, parse_record, replay, replay_parsed
+from .record import parse_action, parse_record, replay, replay_parsed, replayed
 from .rubber import Rubber, RubberOver
 from .rules import (
     BUILT_IN_PROFILES,
@@ -71,6 +72,7 @@ __all__ = [
     "play",
     "replay",
     "replay_parsed",
+    "replayed",
     "stay",
     "token",
 ]

@@ -238,6 +238,15 @@ def replay(data: object) -> dict[str, Any]:
     return replay_parsed(hand, actions)
 
 
+def replayed(data: object) -> Hand:
+    """The hand a record holds, with every action of it applied; BadRecord or IllegalAction
+    when the engine refuses it."""
+    hand, actions = parse_record(data)
+    for action in actions:
+        hand.apply(action)
+    return hand
+
+
 def replay_parsed(hand: Hand, actions: list[Action]) -> dict[str, Any]:
     """Apply `actions` to a freshly dealt `hand`, stopping at the first illegal one."""
     apply = hand.apply

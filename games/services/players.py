@@ -25,10 +25,10 @@ from dataclasses import dataclass
 
 from games.bots import Bot, make_bot, shared_pool
 from games.bots.aio import decide_in, thinking_time
-from games.engine import Action, EngineError, HouseRules, Observation, observe
+from games.engine import Action, EngineError, HouseRules, Observation, observe, replayed
 from games.models import PlayedHand
 
-from .state import TableState, replayed
+from .state import TableState
 
 log = logging.getLogger(__name__)
 

@@ -22,7 +22,7 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
 from clubs.models import Club, HouseRuleProfile
-from games.engine import Action, BadRecord, IllegalAction, parse_action, parse_record
+from games.engine import Action, BadRecord, IllegalAction, parse_action, parse_record, replayed
 from games.engine.rubber import Rubber as EngineRubber
 from games.models import PlayedHand, RubberPlayer, Seat, SlateKeepers, Table
 from games.services import store
@@ -335,9 +335,7 @@ def _rebuild_rubber(state: TableState, hands: list[PlayedHand]) -> None:
     for row in hands:
         if not row.complete:
             continue
-        hand, actions = parse_record(row.record)
-        for action in actions:
-            hand.apply(action)
+        hand = replayed(row.record)
         rubber.hand, rubber.hand_seats = hand, tuple(row.seats)
         for seat, lives in rubber.finish_hand().lives_lost.items():
             lost[seat] += lives

@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 from functools import cached_property
 from typing import Any, NamedTuple
 
-from games.engine import Hand, HouseRules, Observation, observe, parse_record
+from games.engine import Hand, HouseRules, Observation, observe, replayed
 from games.engine import table as table_rules
 from games.engine.rubber import Rubber as EngineRubber
 from games.models import PlayedHand, Rubber, Seat, Table
@@ -202,14 +202,6 @@ def take_hand(state: TableState, hand_row: PlayedHand) -> None:
     state.hand_row = hand_row
     state.hand_seats = list(hand_row.seats)
     state.hand = replayed(hand_row.record)
-
-
-def replayed(record: dict[str, Any]) -> Hand:
-    """The hand a stored record holds, with every action of it applied."""
-    hand, actions = parse_record(record)
-    for action in actions:
-        hand.apply(action)
-    return hand
 
 
 def finish_hand(state: TableState, now: datetime) -> Any:

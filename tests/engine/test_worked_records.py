@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from games.engine import ERROR_CODES, replay
+from games.engine import ERROR_CODES, BadRecord, IllegalAction, replay, replayed
 
 REPO = Path(__file__).resolve().parents[2]
 RECORDS = Path(__file__).resolve().parent / "records"
@@ -88,3 +88,15 @@ def test_every_worked_record_replays_through_the_command(tmp_path: Path) -> None
         assert without_message(result) == without_message(example["result"]), path.name
     # Some records end in a refusal or are bad: the command says so in its exit status.
     assert completed.returncode == 1
+
+
+@pytest.mark.parametrize("path", record_files(), ids=lambda p: p.stem)
+def test_replayed_gives_the_hand_whose_result_the_record_states(path: Path) -> None:
+    """`replayed` (the services' and the nights' way to a stored hand) ends where `replay`
+    does, and refuses what `replay` refuses."""
+    case = load(path)
+    if case["result"].get("error"):
+        with pytest.raises((BadRecord, IllegalAction)):
+            replayed(case["record"])
+        return
+    assert without_message(replayed(case["record"]).result()) == without_message(case["result"])
