@@ -175,3 +175,25 @@ def clock_plays(table_id: int, at: datetime | None = None) -> bool:
         at = max(changed, timezone.now()) + timedelta(hours=1)
     Seat.objects.filter(table_id=table_id).update(last_seen=at)
     return tables.fire_deadline(table_id, at)
+
+
+def bot_table(klaver: Cast, levels: dict[int, str], lives: int) -> Table:
+    """A table of computer players only (`levels` by seat) under rules of `lives` lives, its
+    rubber started."""
+    profile = HouseRuleProfile.objects.create(
+        club=klaver.club, name="short", rules_json=HouseRules(starting_lives=lives).to_json()
+    )
+    table = tables.create_table(
+        club=klaver.club, user=klaver.anna.user, profile=profile, bots=levels, take_seat=None
+    )
+    tables.start_rubber(table.pk, klaver.anna.user)
+    return table
+
+
+def play_out_rubber(table_id: int, steps: int = 3000) -> None:
+    """Let the clock play until the table's rubber is over (at most `steps` times)."""
+    for _ in range(steps):
+        if Table.objects.get(pk=table_id).status == "rubber_over":
+            return
+        clock_plays(table_id)
+    raise AssertionError("the rubber did not end")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 
 from games.bots import LEVELS, make_bot
-from games.bots.base import Habits
+from games.bots.base import Bot, Habits
 from games.bots.strong import Strong
 from games.bots.world import Knowledge, sample_world
 from games.engine import observe
@@ -57,41 +57,38 @@ def test_imagined_worlds_differ_from_the_real_hand_in_the_hidden_cards() -> None
     assert differ > 20
 
 
-def test_a_decision_is_the_same_whatever_the_hidden_cards_are() -> None:
-    """Swap the real hand for an imagined one its seat cannot tell apart: same decision."""
-    rng = random.Random(5)
-    for number, (rules, hand, seat) in enumerate(_situations(40, 3)):
+def _twins(count: int, seed: int):
+    """(number, rules, the seat's observation, the same seat's observation of another deal it
+    cannot tell from the real one)."""
+    rng = random.Random(seed + 2)
+    for number, (rules, hand, seat) in enumerate(_situations(count, seed)):
         obs = observe(hand, seat)
         sampled = sample_world(Knowledge(obs, rules), rng)
         assert sampled is not None
-        twin = observe(sampled.world, seat)
+        yield number, rules, obs, observe(sampled.world, seat)
+
+
+def _same_bot_twice(level: str, number: int) -> list[Bot]:
+    if level == "strong":
+        return [Strong(number, budget=30.0, worlds=12) for _ in range(2)]
+    return [make_bot(level, seed=number) for _ in range(2)]
+
+
+def test_a_decision_is_the_same_whatever_the_hidden_cards_are() -> None:
+    """Swap the real hand for an imagined one its seat cannot tell apart: same decision."""
+    for number, rules, obs, twin in _twins(40, 3):
         for level in LEVELS:
-            if level == "strong":
-                first = Strong(number, budget=30.0, worlds=12)
-                second = Strong(number, budget=30.0, worlds=12)
-            else:
-                first, second = make_bot(level, seed=number), make_bot(level, seed=number)
+            first, second = _same_bot_twice(level, number)
             assert first.decide(obs, rules) == second.decide(twin, rules)
 
 
 def test_a_decision_on_read_habits_is_the_same_whatever_the_hidden_cards_are() -> None:
     """The same, with every player read as knocking on the line and staying only on a high
     card half the time (so the worlds deal both): reading adds no hidden card."""
-    rng = random.Random(6)
-    for number, (rules, hand, seat) in enumerate(_situations(40, 4)):
-        obs = observe(hand, seat)
-        sampled = sample_world(Knowledge(obs, rules), rng)
-        assert sampled is not None
-        twin = observe(sampled.world, seat)
+    for number, rules, obs, twin in _twins(40, 4):
         for level in ("normal", "strong"):
-            bots = []
-            for _ in range(2):
-                bot = (
-                    Strong(number, budget=30.0, worlds=12)
-                    if level == "strong"
-                    else make_bot(level, seed=number)
-                )
+            first, second = _same_bot_twice(level, number)
+            for bot in (first, second):
                 for name in obs.players:
                     bot.memory.habits[name] = Habits(hands=6, knocks=2, sure_knocks=1, high_stays=1)
-                bots.append(bot)
-            assert bots[0].decide(obs, rules) == bots[1].decide(twin, rules)
+            assert first.decide(obs, rules) == second.decide(twin, rules)

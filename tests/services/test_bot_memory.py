@@ -6,12 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from clubs.models import HouseRuleProfile
-from games.engine import HouseRules
 from games.models import PlayedHand, Table
 from games.services import players, tables
 from tests.personas import Cast
-from tests.tables import clock_plays, state_of
+from tests.tables import bot_table, clock_plays, play_out_rubber, state_of
 
 pytestmark = pytest.mark.django_db
 
@@ -25,33 +23,14 @@ def no_bots_kept():
 
 
 def _bot_table(klaver: Cast) -> Table:
-    profile = HouseRuleProfile.objects.create(
-        club=klaver.club, name="short", rules_json=HouseRules(starting_lives=4).to_json()
-    )
-    table = tables.create_table(
-        club=klaver.club,
-        user=klaver.anna.user,
-        profile=profile,
-        bots={0: "normal", 1: "normal", 2: "easy", 3: "normal"},
-        take_seat=None,
-    )
-    tables.start_rubber(table.pk, klaver.anna.user)
-    return table
-
-
-def _play_rubber(table: Table) -> None:
-    for _ in range(3000):
-        if Table.objects.get(pk=table.pk).status == "rubber_over":
-            return
-        clock_plays(table.pk)
-    raise AssertionError("the rubber did not end")
+    return bot_table(klaver, {0: "normal", 1: "normal", 2: "easy", 3: "normal"}, lives=4)
 
 
 def test_a_computer_player_keeps_what_it_read_from_rubber_to_rubber_and_after_a_restart(
     klaver: Cast,
 ) -> None:
     table = _bot_table(klaver)
-    _play_rubber(table)
+    play_out_rubber(table.pk)
     finished = PlayedHand.objects.filter(rubber__table=table, complete=True).count()
     assert finished >= 2
     tables.start_rubber(table.pk, klaver.anna.user)

@@ -22,7 +22,16 @@ from games.models import ActionReceipt, PlayedHand, Seat, Table
 from games.services import store, tables
 from games.services.tables import TableError
 from tests.personas import Cast
-from tests.tables import clock_plays, four_people_table, people, play_a_card, seat_people, state_of
+from tests.tables import (
+    bot_table,
+    clock_plays,
+    four_people_table,
+    people,
+    play_a_card,
+    play_out_rubber,
+    seat_people,
+    state_of,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 REPO = Path(__file__).resolve().parents[2]
@@ -251,21 +260,8 @@ def test_everyone_ready_closes_the_laundry_window_early(klaver: Cast, settings) 
 
 
 def test_computer_players_play_whole_rubbers_by_themselves(klaver: Cast) -> None:
-    profile = HouseRuleProfile.objects.create(
-        club=klaver.club, name="short", rules_json=HouseRules(starting_lives=3).to_json()
-    )
-    table = tables.create_table(
-        club=klaver.club,
-        user=klaver.anna.user,
-        profile=profile,
-        bots={0: "easy", 1: "normal", 2: "strong", 3: "easy"},
-        take_seat=None,
-    )
-    tables.start_rubber(table.pk, klaver.anna.user)
-    for _ in range(2000):
-        if Table.objects.get(pk=table.pk).status == "rubber_over":
-            break
-        clock_plays(table.pk)
+    table = bot_table(klaver, {0: "easy", 1: "normal", 2: "strong", 3: "easy"}, lives=3)
+    play_out_rubber(table.pk, steps=2000)
     table.refresh_from_db()
     assert table.status == "rubber_over"
     hands = PlayedHand.objects.filter(rubber__table=table)
