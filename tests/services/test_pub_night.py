@@ -135,8 +135,9 @@ def test_a_stranger_cannot_start_a_rubber(klaver: Cast) -> None:
 # -- a table with no seat for the visitor -------------------------------------------------------
 
 
-def running_table(klaver: Cast, **kwargs) -> Table:
-    table = tables.create_table(
+def waiting_table(klaver: Cast, **kwargs) -> Table:
+    """Anna's three-seat table with two computer players: full, its rubber not started."""
+    return tables.create_table(
         club=klaver.club,
         user=klaver.anna.user,
         seat_count=3,
@@ -144,6 +145,10 @@ def running_table(klaver: Cast, **kwargs) -> Table:
         holder_key=klaver.anna.holder_key,
         **kwargs,
     )
+
+
+def running_table(klaver: Cast, **kwargs) -> Table:
+    table = waiting_table(klaver, **kwargs)
     tables.start_rubber(table.pk, klaver.anna.user)
     return table
 
@@ -176,13 +181,7 @@ def test_a_member_is_told_when_a_table_lets_nobody_watch(klaver: Cast) -> None:
 
 
 def test_a_full_waiting_table_says_it_is_full(klaver: Cast) -> None:
-    table = tables.create_table(
-        club=klaver.club,
-        user=klaver.anna.user,
-        seat_count=3,
-        bots={1: "easy", 2: "easy"},
-        holder_key=klaver.anna.holder_key,
-    )
+    table = waiting_table(klaver)
     page = Client().get(f"/t/{table.code}/").content.decode()
     assert "This table is full." in page
 
