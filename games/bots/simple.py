@@ -163,19 +163,21 @@ class Normal(RuleBot):
     whistle_chance = 0.5
 
     def answer(self, obs: Observation) -> Action:
+        on_the_line = self.answer_on_the_line(obs)
+        if on_the_line is not None:
+            return on_the_line
         seat = obs.seat or 0
-        view = view_of(obs)
-        knocker = obs.answer_to
-        if (
-            knocker is not None
-            and self.memory.of(obs.players[knocker]).knocks_on_the_line() >= READ
-        ):
-            # Her knocks are never bluffs: stay only when the last trick is surely ours.
-            stay = sure_of_last_trick(view)
-        else:
-            win = win_chance(view)
-            stay = stay_is_better(win, obs.stake, obs.lives[seat], knocker_credibility(self, obs))
+        win = win_chance(view_of(obs))
+        stay = stay_is_better(win, obs.stake, obs.lives[seat], knocker_credibility(self, obs))
         return _find(obs, "stay" if stay else "fold") or obs.legal[0]
+
+    def answer_on_the_line(self, obs: Observation) -> Action | None:
+        """The answer to a player believed to knock only on the line: her knock is never a
+        bluff, so stay only on a sure last trick. None for any other knocker."""
+        knocker = obs.answer_to
+        if knocker is None or self.memory.of(obs.players[knocker]).knocks_on_the_line() < READ:
+            return None
+        return _find(obs, "stay" if sure_of_last_trick(view_of(obs)) else "fold")
 
     def wants_knock(self, obs: Observation, due: bool) -> bool:
         view = view_of(obs)

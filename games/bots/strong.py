@@ -22,10 +22,10 @@ from typing import Final
 from games.engine import Action, Hand, HouseRules, Observation
 
 from .base import Habits, Memory, is_due, view_of
-from .judge import sure_of_last_trick, win_chance
+from .judge import win_chance
 from .reads import PRIOR
 from .rollout import Answering, Knocking, Style, play_out
-from .simple import READ, Normal, _answering, _find
+from .simple import Normal, _answering, _find
 from .world import Knowledge, sample_world
 
 DEFAULT_BUDGET: Final = 0.2  # seconds of search per decision; keeps p95 under 300 ms
@@ -82,6 +82,8 @@ class Strong(Normal):
         if due:
             candidates = [a for a in obs.legal if a.act in ("play", "stay", "fold", "knock")]
             if _answering(obs):
+                # Normal's answer to a believed line knocker: sampling finds too few of the
+                # rare deals a sure knock comes from to price it by search.
                 answer = self.answer_on_the_line(obs)
                 if answer is not None:
                     return answer
@@ -95,15 +97,6 @@ class Strong(Normal):
         if len(candidates) == 1:
             return candidates[0]
         return self.search(obs, rules, candidates)
-
-    def answer_on_the_line(self, obs: Observation) -> Action | None:
-        """The answer to a player believed to knock only on the line: her knock is never a
-        bluff, so stay only on a sure last trick. (Sampling finds too few of the rare deals a
-        sure knock comes from to price this by search.) None for any other knocker."""
-        knocker = obs.answer_to
-        if knocker is None or self.memory.of(obs.players[knocker]).knocks_on_the_line() < READ:
-            return None
-        return _find(obs, "stay" if sure_of_last_trick(view_of(obs)) else "fold")
 
     def styles(self, obs: Observation) -> list[Style]:
         """How each seat will play in the playouts: by its habits where they are plain."""
