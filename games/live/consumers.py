@@ -45,6 +45,7 @@ FLOOD_WINDOW = 3.0
 CLOSE_NOT_ALLOWED = 4403
 CLOSE_NOT_FOUND = 4404
 CLOSE_FLOOD = 4429
+ANSWERED = -1  # an action's answer went out with a view
 HOLDER_SESSION_KEY = "table_holder"
 
 
@@ -81,14 +82,7 @@ class TableConsumer(DirectDispatch, AsyncWebsocketConsumer):
 
     async def connect(self) -> None:
         code = str(self.scope["url_route"]["kwargs"]["code"]).upper()
-        self.holder = _holder_from_scope(self.scope)
-        self.language = _language_from_scope(self.scope)
-        self.frames: deque[float] = deque()
-        self.last_version = -1
-        self.sent_at = time.monotonic()
-        self.shown = None
-        user = self.scope.get("user")
-        self.user_id = user.pk if user is not None and user.is_authenticated else None
+        user = self.begin()
         found = await database_sync_to_async(_access)(code, self.holder, user)
         if found is None:
             await self.close(code=CLOSE_NOT_FOUND)
@@ -97,6 +91,22 @@ class TableConsumer(DirectDispatch, AsyncWebsocketConsumer):
         self.seats, self.may_watch = access.seats, access.may_watch
         self.can_start, self.can_close = access.can_start, access.can_close
         await self.come_in()
+
+    def begin(self) -> Any:
+        """The connection's own state, before it is let in; the scope's user."""
+        self.holder = _holder_from_scope(self.scope)
+        self.language = _language_from_scope(self.scope)
+        self.frames: deque[float] = deque()
+        self.last_version = -1
+        # Ids of this phone's actions not answered yet, and the version of the view that
+        # answers each (ANSWERED once sent): the change's view is the answer, not a frame more.
+        self.awaiting: set[str] = set()
+        self.answers: dict[str, int] = {}
+        self.sent_at = time.monotonic()
+        self.shown = None
+        user = self.scope.get("user")
+        self.user_id = user.pk if user is not None and user.is_authenticated else None
+        return user
 
     async def come_in(self) -> None:
         """Join this process's hub and send the phone its view. One browser session holds a
@@ -187,12 +197,26 @@ class TableConsumer(DirectDispatch, AsyncWebsocketConsumer):
             self._named_hand(frame)
             action_id = frame.get("id")
             payload = {k: v for k, v in frame.items() if k not in ("type", "seat", "id")}
-            outcome = await tables.act_here(self.table_id, self.holder, seat, payload, action_id)
+            tables.check_action_id(action_id)
+            self.awaiting.add(action_id)
+            try:
+                outcome = await tables.act_here(
+                    self.table_id, self.holder, seat, payload, action_id
+                )
+            finally:
+                self.awaiting.discard(action_id)
             # The phone keeps an action until it hears it was taken, and sends it again (same
-            # id) after a reconnect: this tells it the action needs no resending.
-            await self.send(text_data=json.dumps({"ack": action_id}))
+            # id) after a reconnect. The change's view, rendered for this phone as it was
+            # written, says so (`render`); a duplicate, or a change whose view did not carry
+            # the answer, gets it in a frame of its own.
+            answered = self.answers.pop(action_id, None)
             if outcome.duplicate:
+                await self.send(text_data=json.dumps({"ack": action_id}))
                 await self.send_view(force=True)
+            elif answered is None:
+                await self.send(text_data=json.dumps({"ack": action_id}))
+            elif answered != ANSWERED:
+                self.answers[action_id] = answered  # its view is on its way: `deliver` answers
         else:
             raise TableError("bad_frame", _("Unknown frame type."))
 
@@ -231,10 +255,25 @@ class TableConsumer(DirectDispatch, AsyncWebsocketConsumer):
         if html is None:
             await self.shut_out()
             return
+        if self.answers:
+            await self._answer(version, html)
         if version <= self.last_version:
             return
         self.last_version = version
         await self.send(text_data=html)
+
+    async def _answer(self, version: int, html: str) -> None:
+        """The actions whose views are due by `version`: answered by this view when it carries
+        them and goes out, else (a newer view went first, a render lost) by a frame of their own."""
+        for action_id, due in list(self.answers.items()):
+            if due == ANSWERED or due > version:
+                continue
+            if version <= self.last_version or f' data-ack="{action_id}"' not in html:
+                await self.send(text_data=json.dumps({"ack": action_id}))
+            if action_id in self.awaiting:
+                self.answers[action_id] = ANSWERED  # for `handle_frame` to see
+            else:
+                del self.answers[action_id]
 
     async def shut_out(self) -> None:
         """This phone may no longer see the table: it hears nothing more of it."""
@@ -276,11 +315,15 @@ class TableConsumer(DirectDispatch, AsyncWebsocketConsumer):
         the views of the same version rendered with it share, games.view.context.Shared)."""
         # Seats can change between rubbers (a phone takes another seat): ask again each time.
         self.seats = tuple(state.held_by(self.holder))
+        ack = state.taken if state.taken in self.awaiting else None
+        if ack is not None:
+            self.answers[ack] = state.table.version
         viewer = Viewer(
             seats=self.seats,
             active=choose_active(state, self.seats, self.shown),
             can_start=self.can_start,
             can_close=self.can_close,
+            ack=ack or "",
         )
         with translation.override(self.language):
             return render_view(state, viewer, shared=shared)

@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import functools
 import json
-import time
-from collections import deque
 from typing import Any
 
 from channels.db import database_sync_to_async
@@ -28,8 +26,6 @@ from django.utils.translation import gettext_lazy as _
 from games.live.consumers import (
     CLOSE_NOT_FOUND,
     TableConsumer,
-    _holder_from_scope,
-    _language_from_scope,
 )
 from games.models import Table
 from games.services import slate
@@ -45,15 +41,7 @@ class SlateConsumer(TableConsumer):
 
     async def connect(self) -> None:
         code = str(self.scope["url_route"]["kwargs"]["code"]).upper()
-        self.holder = _holder_from_scope(self.scope)
-        self.language = _language_from_scope(self.scope)
-        self.frames = deque()
-        self.last_version = -1
-        self.sent_at = time.monotonic()
-        self.shown = None
-        user = self.scope.get("user")
-        self.user = user
-        self.user_id = user.pk if user is not None and user.is_authenticated else None
+        self.user = user = self.begin()
         found = await database_sync_to_async(_slate_access)(code, user)
         if found is None:
             await self.close(code=CLOSE_NOT_FOUND)

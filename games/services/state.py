@@ -69,6 +69,9 @@ class TableState:
     # A new hand dealt from the version this was (the rubber unchanged): another process takes
     # the table's fields from the change message and reads only the new hand's row.
     dealt_from: int | None = None
+    # The id of the phone's action this change takes (store.py writes its receipt): the views
+    # rendered from this state tell the phone that sent it (games/live/consumers.py).
+    taken: str | None = None
 
     @cached_property
     def rules(self) -> HouseRules:

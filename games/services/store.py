@@ -152,6 +152,7 @@ def _opening(
     statements = [(sql, params)]
     if action_id is not None:
         statements.append(_NEW_RECEIPT.statement(db, (row.pk, action_id, row.version, now)))
+    state.taken = action_id
     return statements
 
 

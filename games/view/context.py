@@ -53,6 +53,9 @@ class Viewer:
     active: int | None = None
     can_start: bool = False
     can_close: bool = False
+    # The id of this phone's action the view's change took: the view is its acknowledgement
+    # (one frame per phone per change, static/js/table.js).
+    ack: str = ""
 
 
 def choose_active(
@@ -180,6 +183,7 @@ def build_context(
         "fold_vals": fold_vals,
         "my_turn": active is not None and active in due,
         "my_seats": " ".join(str(seat) for seat in viewer.seats),
+        "ack": viewer.ack,
         "away_buttons": _away_buttons(state, active),
         "challenge_cost": (
             _challenge_cost(state.rules) if any(a["act"] == "challenge" for a in actions) else ""

@@ -100,7 +100,8 @@ def live_html(c: dict[str, Any], csrf_token: str = "") -> str:
         f' data-privacy="{_opt(c["privacy_for"])}" data-seats="{_e(c["my_seats"])}"'
         f' data-knocks="{c["knocks_total"]}" data-knocker="{_opt(c["last_knocker"])}"'
         f' data-turn="{1 if c["my_turn"] else 0}" data-in="{1 if c["in_hand"] else 0}"'
-        f' data-out="{1 if c["out"] else 0}" data-paused="{1 if c["paused"] else 0}">'
+        f' data-out="{1 if c["out"] else 0}" data-paused="{1 if c["paused"] else 0}"'
+        + (f' data-ack="{_e(c["ack"])}">' if c["ack"] else ">")
     )
     # The felt and the players are the same on every phone (but for which players are the
     # phone's own): phones rendered together (`c["shared"]`) write them once per language.

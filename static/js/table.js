@@ -49,7 +49,8 @@
   }
 
   // -- actions the server has not confirmed ----------------------------------------------------
-  // An action is kept until the server says it took it ({"ack": id}) or refused it (an error
+  // An action is kept until the server says it took it (the change's view carries data-ack; a
+  // repeated id, or a view overtaken by a newer one, gets {"ack": id}) or refused it (an error
   // naming its id). It is sent again, with the same id, after a reconnect and when the server
   // answers "retry" (its database was away): the server applies an id once, so a resend is safe.
   var pending = {};
@@ -110,6 +111,9 @@
     }
     var m = /id="table-live"[^>]*data-version="(\d+)"/.exec(text);
     if (!m) return;
+    // The view of a change this phone's action made says so: it answers the action.
+    var answer = /id="table-live"[^>]*data-ack="([^"]*)"/.exec(text);
+    if (answer) delete pending[answer[1]];
     var version = +m[1];
     if (last && version < last.version) {
       e.preventDefault(); // an older view after a newer one: keep the newer

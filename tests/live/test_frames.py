@@ -167,6 +167,49 @@ async def test_a_repeated_action_id_is_applied_once(klaver: Cast) -> None:
     await bram.close()
 
 
+async def test_an_action_is_answered_by_its_view_one_frame_for_each_phone(klaver: Cast) -> None:
+    table = await started_table(klaver)
+    anna = await connect(klaver.anna, table.code)
+    bram = await connect(klaver.bram, table.code)
+    frame = await knock_frame_for(table, 1, "knock1")
+    await bram.send(frame)
+    mine, theirs = await bram.drain(timeout=0.5), await anna.drain(timeout=0.5)
+    # The player who knocked hears one frame, her view of the knock, which answers her action;
+    # the others hear the view alone.
+    assert len(mine) == 1 and live_attrs(mine[0])["ack"] == "knock1", mine
+    assert live_attrs(mine[0])["knocks"] == "1"
+    assert len(theirs) == 1 and "ack" not in live_attrs(theirs[0]), theirs
+    assert "knock1" not in theirs[0]
+    # Sent again (a reconnect, a lost answer): nothing changes, and the answer comes alone.
+    await bram.send(frame)
+    again = await bram.drain(timeout=0.5)
+    assert again[0] == '{"ack": "knock1"}' and "ack" not in live_attrs(again[1])
+    assert await anna.drain(timeout=0.3) == []
+    await anna.close()
+    await bram.close()
+
+
+async def test_an_answer_whose_view_was_overtaken_goes_on_its_own() -> None:
+    """A newer view may reach a phone before the one that answers its action (two changes
+    rendered on two threads): the answer must still reach the phone, by itself."""
+    from games.live.consumers import TableConsumer
+
+    phone = TableConsumer()
+    sent: list[str] = []
+
+    async def send(text_data: str) -> None:
+        sent.append(text_data)
+
+    phone.send = send  # type: ignore[method-assign]
+    phone.awaiting, phone.answers, phone.last_version = set(), {"a1": 7, "a2": 9}, 8
+    await phone.deliver(7, '<div id="table-live" data-version="7" data-ack="a1">')
+    assert sent == ['{"ack": "a1"}']  # version 8 went first: 7 is dropped, its answer is not
+    await phone.deliver(10, '<div id="table-live" data-version="10">')
+    # a2's view (9) was lost on its way; the next one does not carry it: the answer comes alone.
+    assert sent[1:] == ['{"ack": "a2"}', '<div id="table-live" data-version="10">']
+    assert phone.answers == {}
+
+
 async def test_a_foreign_origin_is_refused(klaver: Cast) -> None:
     table = await started_table(klaver)
     communicator = WebsocketCommunicator(
@@ -460,10 +503,10 @@ async def test_a_database_error_during_an_action_asks_the_phone_to_send_it_again
     # The socket is still open; the phone sends the same action again, and again after that.
     await bram.send(frame)
     frames = await bram.drain(timeout=0.5)
-    assert '{"ack": "retry1"}' in frames
+    assert [live_attrs(f).get("ack") for f in frames] == ["retry1"]  # taken: its view says so
     await bram.send(frame)
     frames = await bram.drain(timeout=0.5)
-    assert '{"ack": "retry1"}' in frames
+    assert '{"ack": "retry1"}' in frames  # a repeated id: the answer alone, and the view
     assert await actions_of(table) == [{"seat": 1, "act": "knock"}]
     await bram.close()
 
