@@ -19,7 +19,9 @@ Where the write runs is an executor choice made here and nowhere else:
 - `write_here` runs it on the event loop, on a PostgreSQL connection of the process's own, in one
   round trip (the statements pipelined as one transaction): a change that adds actions to a
   hand and writes nothing else (most of them) never waits for a worker thread. A change with more
-  rows, or behind SQLite, goes to `write` in a worker thread. The statements are the same.
+  rows, or behind SQLite, goes to `write` in a worker thread, with the loop's other changes
+  that came meanwhile, each on a savepoint of one transaction (`GroupCommit`: one commit, and
+  one trip to the thread, for all of them). The statements are the same.
 
 The reads of the live path are here too: a table's rows, prepared once (games/services/prepared.py).
 """
@@ -344,12 +346,81 @@ async def write_here(state: TableState, base: int, now: datetime, action_id: str
             return True
         return False
     try:
-        # In a worker thread, its connection closed first if it grew old, as every database
-        # call from the loop is made.
-        await database_sync_to_async(write)(state, base, now, action_id)
+        await _group(asyncio.get_running_loop()).write(state, base, now, action_id)
     except (Lost, Held):
         return False
     return True
+
+
+class GroupCommit:
+    """The changes of a loop's phones written in a worker thread, as few transactions as the
+    thread's pace allows (a group commit): a change is sent at once when none is on its way,
+    and those that come while one is are written together next, each on its own savepoint, so
+    one that lost its race writes nothing and costs the others nothing. Each is `write` itself;
+    only the commit is shared, and every change is told its own outcome after it."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.waiting: list[tuple[tuple[Any, ...], asyncio.Future[None]]] = []
+        self.writing = False
+
+    async def write(self, state: TableState, base: int, now: datetime, action_id: str) -> None:
+        done = self.loop.create_future()
+        self.waiting.append(((state, base, now, action_id), done))
+        if not self.writing:
+            self.writing = True
+            self.loop.create_task(self._write_waiting())
+        await done
+
+    async def _write_waiting(self) -> None:
+        try:
+            while self.waiting:
+                changes, self.waiting = self.waiting, []
+                try:
+                    # In a worker thread, its connection closed first if it grew old, as every
+                    # database call from the loop is made.
+                    outcomes = await database_sync_to_async(write_all)([c for c, _ in changes])
+                except asyncio.CancelledError:
+                    for _, done in changes:
+                        done.cancel()
+                    raise
+                except Exception as error:  # the commit failed: none of them was written
+                    outcomes = [error] * len(changes)
+                for (_, done), outcome in zip(changes, outcomes, strict=True):
+                    if done.done():
+                        continue
+                    if outcome is None:
+                        done.set_result(None)
+                    else:
+                        done.set_exception(outcome)
+        finally:
+            self.writing = False
+
+
+def write_all(changes: list[tuple[Any, ...]]) -> list[Exception | None]:
+    """`write` for each change, in one transaction: each change's outcome (None: written; an
+    error, Lost, Held or Duplicate among them: nothing of it written, its savepoint rolled
+    back). A commit that fails raises: none of them was written."""
+    outcomes: list[Exception | None] = []
+    with transaction.atomic():
+        for change in changes:
+            try:
+                write(*change)
+            except Exception as outcome:
+                outcomes.append(outcome)
+            else:
+                outcomes.append(None)
+    return outcomes
+
+
+_grouped: GroupCommit | None = None
+
+
+def _group(loop: asyncio.AbstractEventLoop) -> GroupCommit:
+    global _grouped
+    if _grouped is None or _grouped.loop is not loop:
+        _grouped = GroupCommit(loop)
+    return _grouped
 
 
 # -- the notices between processes (games/live/notices.py) --------------------------------------
