@@ -44,6 +44,7 @@ from _machine import machine
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
+from tests.scaleout import phones
 from tests.scaleout.phones import Phone, Signal, choose, new_id
 from tests.scaleout.servers import (
     SERVERS,
@@ -228,7 +229,7 @@ class FanoutTable:
             ws = await connect(
                 f"ws://127.0.0.1:{port}/ws/fanout/t{self.number}/",
                 proxy=None,
-                compression=None,
+                compression=phones.COMPRESSION,
                 open_timeout=30,
             )
             self.sockets.append(ws)
@@ -441,13 +442,19 @@ def scaleout_setup(conn_max_age: int) -> Setup:
 
 
 def start_servers(
-    setup: Setup, app: str, workdir: Path, label: str, server: str = "daphne"
+    setup: Setup,
+    app: str,
+    workdir: Path,
+    label: str,
+    server: str = "daphne",
+    compress: bool = False,
 ) -> list[Daphne]:
     servers = []
     try:
         for i in range(setup.processes):
             log_path = workdir / f"{setup.name}-{label}-{i}.log"
-            servers.append(Daphne(setup.env, log_path, app=app, server=server).start())
+            process = Daphne(setup.env, log_path, app=app, server=server, compress=compress)
+            servers.append(process.start())
     except BaseException:
         for server in servers:
             server.stop()
@@ -456,7 +463,9 @@ def start_servers(
 
 
 async def bench_fanout(setup: Setup, workdir: Path, args: argparse.Namespace) -> dict[str, Any]:
-    servers = start_servers(setup, "bench.fanout_asgi:application", workdir, "fanout", args.server)
+    servers = start_servers(
+        setup, "bench.fanout_asgi:application", workdir, "fanout", args.server, args.compression
+    )
     ports = [s.port for s in servers]
     try:
         recorder = Recorder()
@@ -472,7 +481,9 @@ async def bench_fanout(setup: Setup, workdir: Path, args: argparse.Namespace) ->
 
 
 async def bench_app(setup: Setup, workdir: Path, args: argparse.Namespace) -> dict[str, Any]:
-    servers = start_servers(setup, "toepen_site.asgi:application", workdir, "app", args.server)
+    servers = start_servers(
+        setup, "toepen_site.asgi:application", workdir, "app", args.server, args.compression
+    )
     ports = [s.port for s in servers]
     seeded: list[dict[str, Any]] = []
     try:
@@ -528,6 +539,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
                 "servers": f"{setup.processes} {args.server}",
                 "database": "sqlite" if name == "embedded" else "postgresql",
                 "channel_layer": "in-memory" if name == "embedded" else "redis",
+                "compression": phones.COMPRESSION,
                 "fanout": fanout,
                 "app": app,
                 "app_vs_fanout": round(ratio, 3) if ratio is not None else None,
@@ -560,6 +572,12 @@ def main() -> None:
     parser.add_argument(
         "--server", choices=SERVERS, default="daphne", help="the ASGI server both apps run under"
     )
+    parser.add_argument(
+        "--compression",
+        action="store_true",
+        help="the clients offer per-message compression (permessage-deflate), as browsers do,"
+        " and uvicorn accepts it (daphne never does)",
+    )
     parser.add_argument("--max-minutes", type=float, default=40.0)
     parser.add_argument(
         "--only",
@@ -568,6 +586,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     args.config = args.config or ["embedded", "scaleout"]
+    phones.COMPRESSION = "deflate" if args.compression else None
     report = asyncio.run(asyncio.wait_for(main_async(args), args.max_minutes * 60))
     print(json.dumps(report), flush=True)
 

@@ -45,8 +45,22 @@ def ensure_started() -> None:
     _task = loop.create_task(_run(), name="toepen-table-clock")
 
 
+async def lifespan(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """The ASGI lifespan protocol (uvicorn): the clock starts with the server, so deadlines
+    that fell due while it was down fire before any phone reconnects."""
+    while True:
+        message = await receive()
+        if message["type"] == "lifespan.startup":
+            ensure_started()
+            await send({"type": "lifespan.startup.complete"})
+        elif message["type"] == "lifespan.shutdown":
+            await send({"type": "lifespan.shutdown.complete"})
+            return
+
+
 def start_with_server() -> None:
-    """Under daphne (whose twisted reactor runs the asyncio loop), start the clock at start-up."""
+    """Under daphne (whose twisted reactor runs the asyncio loop, and which knows no lifespan
+    protocol), start the clock at start-up."""
     import sys
 
     if "twisted.internet.reactor" not in sys.modules:

@@ -23,6 +23,7 @@ from tests.scaleout.servers import (
     PG_PORT,
     REDIS_HOST,
     REDIS_PORT,
+    SUPPORTED,
     Daphne,
     PostgresDatabase,
     RedisDatabase,
@@ -57,7 +58,8 @@ def redis_db() -> Iterator[RedisDatabase]:
 
 @dataclass
 class Cluster:
-    """Two daphne processes sharing one PostgreSQL database and one Redis channel layer."""
+    """Two server processes (daphne, or uvicorn) sharing one PostgreSQL database and one Redis
+    channel layer."""
 
     env: dict[str, str]
     a: Daphne
@@ -70,14 +72,17 @@ class Cluster:
                 server.start()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="module", params=SUPPORTED)
 def cluster(
-    postgres: PostgresDatabase, redis_db: RedisDatabase, tmp_path_factory: pytest.TempPathFactory
+    request: pytest.FixtureRequest,
+    postgres: PostgresDatabase,
+    redis_db: RedisDatabase,
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[Cluster]:
-    logs = tmp_path_factory.mktemp("daphne")
+    logs = tmp_path_factory.mktemp(request.param)
     env = base_env(DATABASE_URL=postgres.url, REDIS_URL=redis_db.url, **CALM_TIMERS)
-    a = Daphne(env, logs / "a.log")
-    b = Daphne(env, logs / "b.log")
+    a = Daphne(env, logs / "a.log", server=request.param)
+    b = Daphne(env, logs / "b.log", server=request.param)
     conn = postgres.connect()
     try:
         a.start()
@@ -95,19 +100,20 @@ def cluster(
 
 @dataclass
 class Embedded:
-    """The embedded default: one daphne, a SQLite file and the in-memory channel layer."""
+    """The embedded default: one server process (daphne, or uvicorn), a SQLite file and the
+    in-memory channel layer."""
 
     env: dict[str, str]
     server: Daphne
     query: Query
 
 
-@pytest.fixture
-def embedded(tmp_path: Path) -> Iterator[Embedded]:
+@pytest.fixture(params=SUPPORTED)
+def embedded(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Embedded]:
     path = tmp_path / "db.sqlite3"
     env = base_env(DATABASE_URL=f"sqlite:///{path}", **CALM_TIMERS)
     migrate(env)
-    server = Daphne(env, tmp_path / "daphne.log")
+    server = Daphne(env, tmp_path / f"{request.param}.log", server=request.param)
     try:
         server.start()
 

@@ -29,6 +29,10 @@ WS_BUTTON = re.compile(r"<button\b[^>]*\bws-send\b[^>]*\bhx-vals='([^']*)'")
 HAND_RESULT = re.compile(r'<p class="hand-result">(.*?)</p>', re.S)
 TAG = re.compile(r"<[^>]+>")
 
+# What the phones offer the server: None, or "deflate" (per-message compression, as browsers
+# offer it; bench/live.py --compression).
+COMPRESSION: str | None = None
+
 
 @dataclass(frozen=True)
 class View:
@@ -163,7 +167,7 @@ class Phone:
             origin=f"http://127.0.0.1:{self.port}",  # type: ignore[arg-type]
             additional_headers={"Cookie": f"sessionid={self.session}"},
             proxy=None,
-            compression=None,
+            compression=COMPRESSION,
             open_timeout=5,
         )
 

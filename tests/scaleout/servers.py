@@ -28,17 +28,29 @@ PYTHON = sys.executable
 DAPHNE = str(Path(sys.executable).with_name("daphne"))
 # The ASGI servers a process can run the same application under (`Daphne(server=...)`).
 SERVERS = ("daphne", "uvicorn", "granian", "hypercorn")
+# The ones the project supports (README, "Production"): the scale-out tests run under each.
+SUPPORTED = ("daphne", "uvicorn")
 
 
-def server_command(server: str, app: str, port: int) -> list[str]:
-    """The command line that serves `app` on 127.0.0.1:`port` with `server`."""
+# uvicorn's options in production (README, "Which server"): the lifespan protocol starts the
+# table clock with the server (toepen_site/asgi.py); views go uncompressed, as under daphne.
+UVICORN = ["--lifespan", "on", "--ws-per-message-deflate", "false"]
+# What turns per-message compression on where a server can (bench/live.py --compression).
+COMPRESSING = {"uvicorn": ["--ws-per-message-deflate", "true"]}
+
+
+def server_command(server: str, app: str, port: int, compress: bool = False) -> list[str]:
+    """The command line that serves `app` on 127.0.0.1:`port` with `server` (`compress`: with
+    per-message compression, where the server has it)."""
     host = "127.0.0.1"
     if server == "daphne":
         return [DAPHNE, "-b", host, "-p", str(port), app]
     binary = str(Path(sys.executable).with_name(server))
     if server == "uvicorn":
-        quiet = ["--no-access-log", "--log-level", "warning", "--lifespan", "off"]
-        return [binary, "--host", host, "--port", str(port), *quiet, app]
+        # As the README runs it in production (its access log aside).
+        quiet = ["--no-access-log", "--log-level", "warning"]
+        options = [*UVICORN, *(COMPRESSING["uvicorn"] if compress else [])]
+        return [binary, "--host", host, "--port", str(port), *options, *quiet, app]
     if server == "granian":
         return [binary, "--interface", "asgi", "--host", host, "--port", str(port), app]
     if server == "hypercorn":
@@ -229,6 +241,7 @@ class Daphne:
     app: str = "toepen_site.asgi:application"
     port: int = field(default_factory=free_port)
     server: str = "daphne"
+    compress: bool = False  # per-message compression where the server has it
     proc: subprocess.Popen[bytes] | None = None
     starts: int = 0
 
@@ -239,7 +252,7 @@ class Daphne:
             log.write(f"\n--- start {self.starts} on port {self.port} ---\n".encode())
             log.flush()
             self.proc = subprocess.Popen(
-                server_command(self.server, self.app, self.port),
+                server_command(self.server, self.app, self.port, self.compress),
                 cwd=REPO,
                 env=self.env,
                 stdout=log,

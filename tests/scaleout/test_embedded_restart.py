@@ -40,3 +40,25 @@ async def test_a_server_restart_loses_nothing(embedded: Embedded) -> None:
         assert not any(p.errors for p in table.phones)
     finally:
         await close_all(table)
+
+
+async def test_the_clock_starts_with_the_server(embedded: Embedded) -> None:
+    """What fell due while no server ran is fired as soon as one starts, before any phone
+    connects: daphne starts the table clock with its reactor, uvicorn through the lifespan
+    protocol (toepen_site/asgi.py). A table of computer players is due at once after its deal."""
+    await asyncio.to_thread(embedded.server.stop)
+    (bots,) = await asyncio.to_thread(seed, embedded.env, 0, 10, 1)
+
+    def version() -> int:
+        ((found,),) = embedded.query("SELECT version FROM games_table WHERE id = %s", (bots["id"],))
+        return int(found)
+
+    dealt = version()
+    await asyncio.to_thread(embedded.server.start)
+    for _ in range(100):
+        if version() > dealt:
+            return
+        await asyncio.sleep(0.1)
+    raise AssertionError(
+        f"the computer players did not move within 10 s ({embedded.server.server})"
+    )

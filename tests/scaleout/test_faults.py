@@ -23,6 +23,7 @@ from tests.scaleout.conftest import close_all, seat_phones
 from tests.scaleout.phones import Phone, Signal, Table, View, new_id
 from tests.scaleout.servers import (
     CALM_TIMERS,
+    SUPPORTED,
     Daphne,
     PostgresDatabase,
     RedisDatabase,
@@ -83,16 +84,19 @@ class Faulty:
             conn.commit()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="module", params=SUPPORTED)
 def faulty(
-    postgres: PostgresDatabase, redis_db: RedisDatabase, tmp_path_factory: pytest.TempPathFactory
+    request: pytest.FixtureRequest,
+    postgres: PostgresDatabase,
+    redis_db: RedisDatabase,
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[Faulty]:
-    logs = tmp_path_factory.mktemp("faults")
+    logs = tmp_path_factory.mktemp(f"faults-{request.param}")
     relay = StallingRelay().start()
     redis_url = f"redis://127.0.0.1:{relay.port}/{redis_db.number}"
     env = base_env(DATABASE_URL=postgres.url, REDIS_URL=redis_url, **FAULT_ENV)
-    a = Daphne(env, logs / "a.log")
-    b = Daphne(env, logs / "b.log")
+    a = Daphne(env, logs / "a.log", server=request.param)
+    b = Daphne(env, logs / "b.log", server=request.param)
     try:
         a.start()
         b.start()

@@ -14,7 +14,7 @@ import pytest
 
 from tests.scaleout.conftest import Cluster, assert_one_story, close_all, seat_phones, stored_hand
 from tests.scaleout.phones import Signal
-from tests.scaleout.servers import seed
+from tests.scaleout.servers import SUPPORTED, seed
 
 pytestmark = [pytest.mark.postgres, pytest.mark.redis]
 
@@ -118,9 +118,12 @@ def test_wrong_codes_tried_at_one_server_count_at_the_other(cluster: Cluster) ->
     """The throttles count in the shared cache: spreading guesses over processes gains nothing."""
     cluster.ensure_running()
 
+    # From an address of its own, so the other tests' client is not the one held back (one for
+    # each server the cluster runs under: the cache, and its counts, are the session's).
+    client = f"127.0.0.{2 + SUPPORTED.index(cluster.a.server)}"
+
     def status(port: int, code: str) -> int:
-        # From an address of its own, so the other tests' client is not the one held back.
-        conn = HTTPConnection("127.0.0.1", port, timeout=10, source_address=("127.0.0.2", 0))
+        conn = HTTPConnection("127.0.0.1", port, timeout=10, source_address=(client, 0))
         try:
             conn.request("GET", f"/play/?code={code}")
             return conn.getresponse().status

@@ -89,9 +89,7 @@ async def test_a_change_that_lost_its_race_costs_the_others_nothing(
     twice = [await a_decided_card(klaver, one, action_id) for action_id in ("a", "b")]
     elsewhere = await a_decided_card(klaver, other, "c")
     before_one = await sync_to_async(written)(one)
-    outcomes = await asyncio.gather(
-        *(store.write_here(*change) for change in [*twice, elsewhere])
-    )
+    outcomes = await asyncio.gather(*(store.write_here(*change) for change in [*twice, elsewhere]))
     assert outcomes == [True, False, True]
     assert batches == [3]
     version, actions, _ = before_one
