@@ -10,6 +10,7 @@ carries the frames; no database, no sessions, no rendering. URL: /ws/fanout/<tab
 from __future__ import annotations
 
 import os
+from typing import Any
 
 import django
 
@@ -47,6 +48,22 @@ class LeanFanoutConsumer(DirectDispatch, FanoutConsumer):
 
 LEAN = os.environ.get("FANOUT_LEAN_DISPATCH") == "1"
 consumer = LeanFanoutConsumer if LEAN else FanoutConsumer
+
+
+async def lifespan(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """Nothing to start or stop; answered, as uvicorn runs with `--lifespan on` (the app's own
+    starts its clock, toepen_site/asgi.py)."""
+    while True:
+        message = await receive()
+        kind = message["type"].removeprefix("lifespan.")
+        await send({"type": f"lifespan.{kind}.complete"})
+        if kind == "shutdown":
+            return
+
+
 application = ProtocolTypeRouter(
-    {"websocket": URLRouter([path("ws/fanout/<str:table>/", consumer.as_asgi())])}
+    {
+        "websocket": URLRouter([path("ws/fanout/<str:table>/", consumer.as_asgi())]),
+        "lifespan": lifespan,
+    }
 )
