@@ -44,8 +44,8 @@ def main() -> None:
     with open(sys.argv[1]) as raw:
         for line in raw:
             stack, _, count = line.rstrip().rpartition(" ")
-            if not stack:
-                continue
+            if not stack or not count.isdigit():
+                continue  # the rest of a frame's name that held a line break
             total += int(count)
             counts[part_of(stack.split(";"))] += int(count)
     for name, count in counts.most_common():
