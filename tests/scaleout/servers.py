@@ -28,7 +28,7 @@ PYTHON = sys.executable
 DAPHNE = str(Path(sys.executable).with_name("daphne"))
 # The ASGI servers a process can run the same application under (`Daphne(server=...)`).
 SERVERS = ("daphne", "uvicorn", "granian", "hypercorn")
-# The ones the project supports (README, "Production"): the scale-out tests run under each.
+# The ones the project supports (README, "Which server"): the scale-out tests run under each.
 SUPPORTED = ("daphne", "uvicorn")
 
 
