@@ -35,8 +35,8 @@ SUPPORTED = ("daphne", "uvicorn")
 # uvicorn's options in production (README, "Which server"): the lifespan protocol starts the
 # table clock with the server (toepen_site/asgi.py); views go uncompressed, as under daphne.
 UVICORN = ["--lifespan", "on", "--ws-per-message-deflate", "false"]
-# What turns per-message compression on where a server can (bench/live.py --compression).
-COMPRESSING = {"uvicorn": ["--ws-per-message-deflate", "true"]}
+# uvicorn with per-message compression (bench/live.py --compression; daphne has none).
+UVICORN_COMPRESSING = ["--ws-per-message-deflate", "true"]
 
 
 def server_command(server: str, app: str, port: int, compress: bool = False) -> list[str]:
@@ -49,7 +49,7 @@ def server_command(server: str, app: str, port: int, compress: bool = False) -> 
     if server == "uvicorn":
         # As the README runs it in production (its access log aside).
         quiet = ["--no-access-log", "--log-level", "warning"]
-        options = [*UVICORN, *(COMPRESSING["uvicorn"] if compress else [])]
+        options = [*UVICORN, *(UVICORN_COMPRESSING if compress else [])]
         return [binary, "--host", host, "--port", str(port), *options, *quiet, app]
     if server == "granian":
         return [binary, "--interface", "asgi", "--host", host, "--port", str(port), app]
