@@ -16,12 +16,15 @@ Where the write runs is an executor choice made here and nowhere else:
 
 - `write` runs it on the calling thread's Django connection (a worker thread of the server, a
   view, the clock; always behind SQLite).
-- `write_here` runs it on the event loop, on a PostgreSQL connection of the process's own, in one
-  round trip (the statements pipelined as one transaction): a change that adds actions to a
-  hand and writes nothing else (most of them) never waits for a worker thread. A change with more
-  rows, or behind SQLite, goes to `write` in a worker thread, with the loop's other changes
-  that came meanwhile, each on a savepoint of one transaction (`GroupCommit`: one commit, and
-  one trip to the thread, for all of them). The statements are the same.
+- `write_here` runs it on the event loop, on a connection of the process's own: a change that
+  adds actions to a hand and writes nothing else (most of them) never waits for a worker
+  thread. Behind PostgreSQL the statements go in one round trip, pipelined as one transaction
+  (`LoopWriter`); behind SQLite, a library in this process, they run on the loop itself, in one
+  transaction that waits a few milliseconds at most for the file's write lock
+  (`SqliteLoopWriter`). A change with more rows goes to `write` in a worker thread, with the
+  loop's other changes that came meanwhile, each on a savepoint of one transaction
+  (`GroupCommit`: one commit, and one trip to the thread, for all of them). The statements are
+  the same; a change the loop could not write is decided again in a worker thread.
 
 The reads of the live path are here too: a table's rows, prepared once (games/services/prepared.py).
 """
@@ -32,6 +35,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import sqlite3
 from collections.abc import Iterable, Iterator
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -319,28 +323,118 @@ class LoopWriter:
                 log.exception("closing the loop's connection failed")
 
 
-_writer: LoopWriter | None = None
+class SqliteLoopWriter:
+    """This process's SQLite connection for `write_here`, used on the event loop alone.
+
+    SQLite runs in this process: a statement is a function call, and a commit appends to the
+    write-ahead log (`synchronous=NORMAL`, as the server's other connections), so the loop writes
+    a change in less time than a trip to a worker thread and back takes. It never checkpoints
+    the log (the worker threads' connections do, as they commit), and it waits for the file's
+    write lock, which one writer at a time holds, `BUSY_MS` at most: a change that could not be
+    written then is decided again in a worker thread, as one that lost its race."""
+
+    BUSY_MS = 10
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.connection: sqlite3.Connection | None = None
+        self.written = 0  # changes written on the loop (for the logs and the tests)
+        self.passed = 0  # changes it could not write (lock held, race lost, id used, error)
+        # A wrapper of its own (never connected) prepares the values as the ORM does.
+        self.django = connections.create_connection("default")
+        self.queries: dict[str, str] = {}  # Django's placeholders -> sqlite3's
+
+    async def write(self, state: TableState, base: int, now: datetime, action_id: str) -> bool:
+        """`write`'s statements on the loop; False when nothing was written (the table moved
+        on, the id was used, the lock was held too long, an error): the caller decides with a
+        fresh read in a worker thread."""
+        (claim, params), *rest = _opening(state, base, now, action_id, self.django, waits=False)
+        rest += _closing(state, self.django)
+        try:
+            connection = self._connect()
+            connection.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error:
+            log.debug("the loop could not begin a change; a worker thread decides", exc_info=True)
+            self.passed += 1
+            return False
+        try:
+            if connection.execute(self._query(claim), params).rowcount != 1:
+                raise Lost
+            for sql, values in rest:
+                connection.execute(self._query(sql), values)
+            connection.execute("COMMIT")
+        except (Lost, sqlite3.Error) as error:
+            if not isinstance(error, (Lost, sqlite3.IntegrityError)):
+                log.warning("a change on the loop failed; a worker thread decides", exc_info=True)
+            if connection.in_transaction:
+                connection.execute("ROLLBACK")
+            self.passed += 1
+            return False
+        self.written += 1
+        state.record_changed = False
+        return True
+
+    def _connect(self) -> sqlite3.Connection:
+        if self.connection is None:
+            params = self.django.get_connection_params()
+            params.pop("detect_types", None)  # it only writes
+            params["timeout"] = self.BUSY_MS / 1000
+            connection = sqlite3.connect(**params, isolation_level=None)
+            try:
+                connection.execute("PRAGMA foreign_keys = ON")
+                for command in self.django.init_commands:
+                    if command.strip():
+                        connection.execute(command)
+                connection.execute("PRAGMA wal_autocheckpoint = 0")
+            except BaseException:
+                connection.close()
+                raise
+            self.connection = connection
+        return self.connection
+
+    def _query(self, sql: str) -> str:
+        query = self.queries.get(sql)
+        if query is None:
+            # The statements' only placeholders are %s (games/services/prepared.py).
+            query = self.queries[sql] = sql.replace("%s", "?")
+        return query
+
+    async def close(self) -> None:
+        self.close_now()
+
+    def close_now(self) -> None:
+        connection, self.connection = self.connection, None
+        if connection is not None:
+            connection.close()
 
 
-def loop_writer() -> LoopWriter | None:
-    """The running loop's writer, or None where changes are written in worker threads only
-    (SQLite)."""
+_writer: LoopWriter | SqliteLoopWriter | None = None
+
+
+def loop_writer() -> LoopWriter | SqliteLoopWriter:
+    """The running loop's writer (one per loop: each has a connection of its own)."""
     global _writer
-    if connections["default"].vendor != "postgresql":
-        return None
     loop = asyncio.get_running_loop()
     if _writer is None or _writer.loop is not loop or loop.is_closed():
-        _writer = LoopWriter(loop)
+        if isinstance(_writer, SqliteLoopWriter):
+            _writer.close_now()  # a loop that is gone (the tests run one each)
+        _writer = new_loop_writer(loop)
     return _writer
 
 
+def new_loop_writer(loop: asyncio.AbstractEventLoop) -> LoopWriter | SqliteLoopWriter:
+    """A writer for `loop`, with a connection of its own to the database the settings name."""
+    if connections["default"].vendor == "postgresql":
+        return LoopWriter(loop)
+    return SqliteLoopWriter(loop)
+
+
 async def write_here(state: TableState, base: int, now: datetime, action_id: str) -> bool:
-    """Write the change from the event loop: on the loop when it only adds to the hand's record
-    and PostgreSQL serves, else `write` in a worker thread. False when nothing was written
-    (the caller decides with a fresh read); Duplicate when the id was used."""
-    writer = loop_writer()
-    if writer is not None and not state.later:
-        if await writer.write(state, base, now, action_id):
+    """Write the change from the event loop: on the loop's own connection when it only adds to
+    the hand's record, else `write` in a worker thread. False when nothing was written (the
+    caller decides with a fresh read); Duplicate when the id was used."""
+    if not state.later:
+        if await loop_writer().write(state, base, now, action_id):
             table = state.table
             events.send(table.pk, table.version, table.deadline_at, state)
             return True

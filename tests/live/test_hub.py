@@ -406,9 +406,3 @@ async def test_a_heartbeat_round_brings_the_snapshots_presence_up_to_date(klaver
     ]
     assert before.seats[2].last_seen != heard  # the old snapshot itself is never changed
     assert after.hand is before.hand and after.table is before.table
-
-
-async def test_the_embedded_default_writes_every_change_in_a_worker_thread() -> None:
-    """SQLite, one process: no connection of the loop's own (games/services/store.py's executor
-    choice); the write is the same."""
-    assert store.loop_writer() is None

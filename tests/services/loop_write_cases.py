@@ -1,10 +1,11 @@
-"""The write on the event loop (games/services/store.py's `LoopWriter`), on PostgreSQL (the only
-database it runs on): the same change, decided by the same rules, written by the same statements as
-in a worker thread.
+"""The write on the event loop (games/services/store.py's `LoopWriter` on PostgreSQL,
+`SqliteLoopWriter` on SQLite): the same change, decided by the same rules, written by the same
+statements as in a worker thread.
 
-Not collected by the suite itself (the name does not start with test_): the suite's
-tests/scaleout/test_loop_write_postgres.py runs this file in a pytest of its own whose settings
-point at a fresh PostgreSQL database, since the suite's own database is SQLite.
+Not collected by the suite itself (the name does not start with test_): the cases in `__all__`
+hold on both databases, and tests/services/test_loop_write_sqlite.py runs them on the suite's
+own (SQLite); tests/scaleout/test_loop_write_postgres.py runs the whole file in a pytest of its
+own whose settings point at a fresh PostgreSQL database.
 """
 
 from __future__ import annotations
@@ -30,13 +31,19 @@ from tests.tables import Phone, connect, four_people_table, live_attrs, people
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-
-@pytest.fixture(autouse=True)
-def on_postgresql() -> None:
-    if connection.vendor != "postgresql":
-        pytest.fail(
-            "these cases run on PostgreSQL only (tests/scaleout/test_loop_write_postgres.py)"
-        )
+# The cases that hold on both databases (the others need PostgreSQL's notices).
+__all__ = [
+    "test_a_change_decided_on_a_version_the_table_has_left_writes_nothing",
+    "test_a_change_written_on_the_loop_is_what_a_worker_thread_writes",
+    "test_a_phone_action_is_decided_on_the_snapshot_and_moves_it_on",
+    "test_a_phone_action_is_written_on_the_loop_and_every_phone_sees_it",
+    "test_a_refusal_on_the_snapshot_is_told_with_the_databases_word",
+    "test_a_used_action_id_writes_nothing_and_is_told_as_a_repeat",
+    "test_the_last_card_of_a_hand_writes_the_end_in_the_same_transaction",
+    "test_two_processes_writing_at_once_write_one_change",
+    "test_without_a_snapshot_the_action_is_decided_in_a_worker_thread",
+    "test_without_the_database_a_worker_thread_decides",
+]
 
 
 def rows(table_id: int) -> dict[str, Any]:
@@ -99,7 +106,7 @@ async def test_a_change_written_on_the_loop_is_what_a_worker_thread_writes(
     before = await sync_to_async(rows)(table.pk)
     await snapshot(table.pk)
 
-    writer = store.LoopWriter(asyncio.get_running_loop())
+    writer = store.new_loop_writer(asyncio.get_running_loop())
     state, base = decided(table.pk, who, seat, payload, now)
     assert await writer.write(state, base, now, "same-action")
     assert writer.written == 1
@@ -125,7 +132,6 @@ async def test_a_phone_action_is_decided_on_the_snapshot_and_moves_it_on(klaver:
     seat, payload = await sync_to_async(a_card)(table.pk)
     await snapshot(table.pk)
     writer = store.loop_writer()
-    assert writer is not None
     written = writer.written
     outcome = await tables.act_here(table.pk, people(klaver)[seat].holder, seat, payload, "mv")
     state = editable_snapshot(table.pk)
@@ -146,7 +152,7 @@ async def test_a_change_decided_on_a_version_the_table_has_left_writes_nothing(
     await snapshot(table.pk)
     await sync_to_async(Table.objects.filter(pk=table.pk).update)(version=F("version") + 1)
     before = await sync_to_async(rows)(table.pk)
-    writer = store.LoopWriter(asyncio.get_running_loop())
+    writer = store.new_loop_writer(asyncio.get_running_loop())
     now = timezone.now()
     state, base = decided(table.pk, who, seat, payload, now)
     assert not await writer.write(state, base, now, "late")
@@ -164,7 +170,7 @@ async def test_a_used_action_id_writes_nothing_and_is_told_as_a_repeat(klaver: C
     await snapshot(table.pk)
     await sync_to_async(ActionReceipt.objects.create)(table=table, action_id="used", version=1)
     before = await sync_to_async(rows)(table.pk)
-    writer = store.LoopWriter(asyncio.get_running_loop())
+    writer = store.new_loop_writer(asyncio.get_running_loop())
     now = timezone.now()
     state, base = decided(table.pk, who, seat, payload, now)
     assert not await writer.write(state, base, now, "used")
@@ -197,7 +203,6 @@ async def test_without_a_snapshot_the_action_is_decided_in_a_worker_thread(klave
     seat, payload = await sync_to_async(a_card)(table.pk)
     snapshots._views.clear()  # as in a process that has no phone at the table
     writer = store.loop_writer()
-    assert writer is not None
     written = writer.written
     who = people(klaver)[seat].holder
     outcome = await tables.act_here(table.pk, who, seat, payload, "thread")
@@ -230,7 +235,6 @@ async def test_the_last_card_of_a_hand_writes_the_end_in_the_same_transaction(
     before = await sync_to_async(rows)(table.pk)
     who = people(klaver)[seat].holder
     writer = store.loop_writer()
-    assert writer is not None
     written = writer.written
     outcome = await tables.act_here(table.pk, who, seat, payload, "last")
     assert writer.written == written
@@ -261,7 +265,7 @@ async def test_two_processes_writing_at_once_write_one_change(klaver: Cast) -> N
     who = people(klaver)[seat].holder
     await snapshot(table.pk)
     loop = asyncio.get_running_loop()
-    first, second = store.LoopWriter(loop), store.LoopWriter(loop)
+    first, second = store.new_loop_writer(loop), store.new_loop_writer(loop)
     before = await sync_to_async(rows)(table.pk)
     now = timezone.now()
     one, base = decided(table.pk, who, seat, payload, now)
@@ -291,7 +295,7 @@ async def test_a_change_on_the_loop_announces_itself_in_its_transaction(
     who = people(klaver)[seat].holder
     await snapshot(table.pk)
     listening = await store.listen()
-    writer = store.LoopWriter(asyncio.get_running_loop())
+    writer = store.new_loop_writer(asyncio.get_running_loop())
     try:
         now = timezone.now()
         state, base = decided(table.pk, who, seat, payload, now)
@@ -319,13 +323,15 @@ async def test_without_the_database_a_worker_thread_decides(klaver: Cast) -> Non
     seat, payload = await sync_to_async(a_card)(table.pk)
     await snapshot(table.pk)
     before = await sync_to_async(rows)(table.pk)
-    writer = store.LoopWriter(asyncio.get_running_loop())
-    writer.django.settings_dict = {**writer.django.settings_dict, "PORT": "1"}  # nobody listens
+    writer = store.new_loop_writer(asyncio.get_running_loop())
+    # Where nobody listens (PostgreSQL), a file that cannot be opened (SQLite).
+    away = {"PORT": "1"} if connection.vendor == "postgresql" else {"NAME": "/nowhere/db.sqlite3"}
+    writer.django.settings_dict = {**writer.django.settings_dict, **away}
     who = people(klaver)[seat].holder
     now = timezone.now()
     state, base = decided(table.pk, who, seat, payload, now)
     assert not await writer.write(state, base, now, "away")
-    assert writer.failed_at is not None
+    assert writer.written == 0
     assert await sync_to_async(rows)(table.pk) == before
     await writer.close()
 
@@ -339,7 +345,6 @@ async def test_a_phone_action_is_written_on_the_loop_and_every_phone_sees_it(
     for phone in phones:
         await phone.drain()
     writer = store.loop_writer()
-    assert writer is not None
     written = writer.written
     frame = {"type": "action", "seat": seat, "id": "from-a-phone", "hand": "1/1", **payload}
     await phones[seat].send(frame)

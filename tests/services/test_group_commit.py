@@ -1,5 +1,5 @@
-"""Changes written from the event loop in a worker thread (SQLite; on PostgreSQL those with more
-rows than the hand's record) share one transaction when they come together
+"""Changes written from the event loop in a worker thread (those with more rows than the table's
+and the hand's record: a deal, the end of a hand) share one transaction when they come together
 (games/services/store.py, `GroupCommit`): each is written, or not, exactly as alone."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 from asgiref.sync import sync_to_async
 from django.utils import timezone
 
-from games.models import ActionReceipt, PlayedHand, Table
+from games.models import ActionReceipt, PlayedHand, Seat, Table
 from games.services import store
 from tests.personas import Cast
 from tests.services.loop_write_cases import a_card, decided, snapshot
@@ -35,11 +35,13 @@ def batches(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 
 async def a_decided_card(klaver: Cast, table: Table, action_id: str) -> tuple[Any, ...]:
-    """The due player's card at `table`, decided on this process's snapshot."""
+    """The due player's card at `table`, decided on this process's snapshot, with a row more
+    to write than the hand's record (its seats seen), as a deal or a hand's end has."""
     seat, payload = await sync_to_async(a_card)(table.pk)
     await snapshot(table.pk)
     now = timezone.now()
     state, base = decided(table.pk, people(klaver)[seat].holder, seat, payload, now)
+    state.later.append(lambda: Seat.objects.filter(table_id=table.pk).update(last_seen=now))
     return state, base, now, action_id
 
 

@@ -1,0 +1,103 @@
+"""The write on the event loop behind SQLite (games/services/store.py's `SqliteLoopWriter`): the
+cases both databases share (tests/services/loop_write_cases.py), and what only SQLite has, one
+write lock for the whole file."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import threading
+import time
+
+import pytest
+from asgiref.sync import sync_to_async
+from django.db import connection
+from django.utils import timezone
+
+from games.services import store, tables
+from tests.personas import Cast
+from tests.services.loop_write_cases import *  # noqa: F403 (the shared cases, collected here)
+from tests.services.loop_write_cases import a_card, decided, rows, snapshot
+from tests.tables import four_people_table, people
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture(autouse=True)
+def on_sqlite() -> None:
+    assert connection.vendor == "sqlite", "the suite's own database is SQLite"
+
+
+class WriteLock:
+    """Another connection holding the file's write lock (a worker thread's long transaction),
+    until `release`."""
+
+    def __init__(self) -> None:
+        self.taken = threading.Event()
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._hold, daemon=True)
+
+    def _hold(self) -> None:
+        other = sqlite3.connect(connection.settings_dict["NAME"], isolation_level=None)
+        try:
+            other.execute("BEGIN IMMEDIATE")
+            self.taken.set()
+            self.done.wait(10)
+            other.execute("ROLLBACK")
+        finally:
+            other.close()
+
+    def __enter__(self) -> WriteLock:
+        self.thread.start()
+        assert self.taken.wait(5)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.done.set()
+        self.thread.join(5)
+
+
+async def test_the_loop_waits_for_the_write_lock_a_moment_at_most(klaver: Cast) -> None:
+    """While another connection holds the file's write lock, the loop gives up on the change
+    within a few milliseconds (every table's phones wait while it waits) and writes nothing;
+    the action is then decided in a worker thread, which waits for the lock."""
+    table = await sync_to_async(four_people_table)(klaver)
+    seat, payload = await sync_to_async(a_card)(table.pk)
+    who = people(klaver)[seat].holder
+    await snapshot(table.pk)
+    before = await sync_to_async(rows)(table.pk)
+    writer = store.new_loop_writer(asyncio.get_running_loop())
+    now = timezone.now()
+    state, base = decided(table.pk, who, seat, payload, now)
+    with WriteLock() as lock:
+        started = time.monotonic()
+        assert not await writer.write(state, base, now, "held")
+        waited = time.monotonic() - started
+        assert await sync_to_async(rows)(table.pk) == before  # reading is never held up
+        # The phone's action, decided again in a worker thread once the lock is let go.
+        deciding = asyncio.ensure_future(tables.act_here(table.pk, who, seat, payload, "held"))
+        await asyncio.sleep(0.2)
+        assert not deciding.done()
+        lock.done.set()
+        outcome = await deciding
+    assert waited < 0.5
+    assert writer.written == 0 and writer.passed == 1
+    after = await sync_to_async(rows)(table.pk)
+    assert outcome.version == after["table"]["version"] == before["table"]["version"] + 1
+    assert [r["action_id"] for r in after["receipts"]] == ["held"]
+    await writer.close()
+
+
+async def test_the_loop_leaves_the_checkpoints_to_the_worker_threads(klaver: Cast) -> None:
+    """A checkpoint writes the log back into the file and syncs it: never on the loop."""
+    table = await sync_to_async(four_people_table)(klaver)
+    seat, payload = await sync_to_async(a_card)(table.pk)
+    await snapshot(table.pk)
+    writer = store.new_loop_writer(asyncio.get_running_loop())
+    now = timezone.now()
+    state, base = decided(table.pk, people(klaver)[seat].holder, seat, payload, now)
+    assert await writer.write(state, base, now, "logged")
+    assert writer.connection is not None
+    assert writer.connection.execute("PRAGMA wal_autocheckpoint").fetchone() == (0,)
+    assert writer.connection.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+    await writer.close()
