@@ -14,11 +14,13 @@ the number of tables steps up until p99 reaches 200 ms (then two bisection steps
 last pass and the first miss); the largest passing count is reported. A step that misses is
 measured once more before it counts as a miss (`--retries`), for both servers alike.
 
-Set-ups: "embedded" is one daphne on a SQLite file with the in-memory channel layer (the
-default); "scaleout" is two daphne processes on PostgreSQL and Redis, each table's clients split
-two and two over the processes. The load generator is this process, on the same machine: on a
-2-core machine it takes its share of the CPU. Loopback only; the servers, the databases it
-creates and the Redis database it claims are removed at the end. Ends with one JSON line.
+Set-ups: "embedded" is one server process on a SQLite file with the in-memory channel layer (the
+default); "scaleout" is two server processes on PostgreSQL and Redis, each table's clients split
+two and two over the processes, or with `--route table` all four at one process (as a proxy
+that routes a table's sockets by its code puts them, README "Which server"). The load
+generator is this process, on the same machine: on a 2-core machine it takes its share of the
+CPU. Loopback only; the servers, the databases it creates and the Redis database it claims are
+removed at the end. Ends with one JSON line.
 """
 
 from __future__ import annotations
@@ -105,6 +107,17 @@ class Paced:
         self.next_at = max(self.next_at + PACE_SECONDS, time.perf_counter())
 
 
+# Where a table's four clients connect: "split" two and two over the processes, "table" all at
+# the process the table's number picks.
+ROUTE = "split"
+
+
+def ports_of(ports: list[int], table: int) -> list[int]:
+    if ROUTE == "table":
+        return [ports[table % len(ports)]] * 4
+    return [ports[seat % len(ports)] for seat in range(4)]
+
+
 # -- the app ------------------------------------------------------------------------------------
 
 
@@ -119,11 +132,11 @@ class AppTable:
                 p["seat"],
                 p["session"],
                 info["code"],
-                ports[i % len(ports)],
+                port,
                 self.signal,
                 keep=8,
             )
-            for i, p in enumerate(info["phones"])
+            for p, port in zip(info["phones"], ports_of(ports, info["id"]), strict=True)
         ]
         self.task: asyncio.Task[None] | None = None
 
@@ -224,8 +237,7 @@ class FanoutTable:
         self.tasks: list[asyncio.Task[None]] = []
 
     async def start(self) -> None:
-        for seat in range(4):
-            port = self.ports[seat % len(self.ports)]
+        for seat, port in enumerate(ports_of(self.ports, self.number)):
             ws = await connect(
                 f"ws://127.0.0.1:{port}/ws/fanout/t{self.number}/",
                 proxy=None,
@@ -540,6 +552,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
                 "database": "sqlite" if name == "embedded" else "postgresql",
                 "channel_layer": "in-memory" if name == "embedded" else "redis",
                 "compression": phones.COMPRESSION,
+                "route": ROUTE if setup.processes > 1 else None,
                 "fanout": fanout,
                 "app": app,
                 "app_vs_fanout": round(ratio, 3) if ratio is not None else None,
@@ -578,6 +591,12 @@ def main() -> None:
         help="the clients offer per-message compression (permessage-deflate), as browsers do,"
         " and uvicorn accepts it (daphne never does)",
     )
+    parser.add_argument(
+        "--route",
+        choices=["split", "table"],
+        default="split",
+        help="scale-out: each table's clients split over the processes, or all at one",
+    )
     parser.add_argument("--max-minutes", type=float, default=40.0)
     parser.add_argument(
         "--only",
@@ -587,6 +606,8 @@ def main() -> None:
     args = parser.parse_args()
     args.config = args.config or ["embedded", "scaleout"]
     phones.COMPRESSION = "deflate" if args.compression else None
+    global ROUTE
+    ROUTE = args.route
     report = asyncio.run(asyncio.wait_for(main_async(args), args.max_minutes * 60))
     print(json.dumps(report), flush=True)
 
