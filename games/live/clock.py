@@ -1,7 +1,8 @@
 """The table clock: fires every table's stored deadline, with no phone sending anything.
 
 Each server process runs one clock task. It sleeps until the nearest deadline in the database
-(at most a second, so deadlines set by other processes are seen), and fires each due table in a
+(at most a second, so deadlines set by other processes are seen; at least `GATHER_SECONDS`
+between two looks, each one query), and fires each due table in a
 worker thread, several tables at once, so bot thinking and database work never block the event
 loop and one table's computer player never holds up another table. Firing twice is
 harmless: `tables.fire_deadline` writes only at the version it read; a table whose row
@@ -27,6 +28,9 @@ from games.services import events, store, tables
 log = logging.getLogger(__name__)
 
 POLL_SECONDS = 1.0
+# Looks closer together than this are one look: the tables a look fired, and the deadlines
+# their changes set, are looked for together, not one query each.
+GATHER_SECONDS = 0.05
 
 _task: asyncio.Task[None] | None = None
 _wake: asyncio.Event | None = None
@@ -133,8 +137,7 @@ def _fire_one(table_id: int) -> bool:
 
 def _due(skip: set[int]) -> tuple[list[int], datetime | None]:
     """The due tables but `skip` (being fired, or held), and the next deadline of the others."""
-    due = [table_id for table_id in store.due_tables() if table_id not in skip]
-    return due, store.next_deadline(skip | set(due))
+    return store.deadlines(skip, timezone.now())
 
 
 _fire_one_async = database_sync_to_async(_fire_one, thread_sensitive=False)
@@ -166,6 +169,7 @@ async def _run() -> None:
         # Cleared before looking, so a poke while looking is not lost: a deadline sooner than
         # the latest next look wakes the wait below at once.
         wake.clear()
+        looked = loop.time()
         _wakes_at = loop.time() + POLL_SECONDS
         for table_id, again in list(held.items()):
             if again <= loop.time():
@@ -188,6 +192,7 @@ async def _run() -> None:
         _wakes_at = loop.time() + delay
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(wake.wait(), timeout=delay)
+        await asyncio.sleep(max(0.0, looked + GATHER_SECONDS - loop.time()))
 
 
 events.table_changed.connect(_changed, dispatch_uid="toepen-clock")

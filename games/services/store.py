@@ -36,13 +36,12 @@ import contextlib
 import logging
 import os
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from channels.db import database_sync_to_async
 from django.db import IntegrityError, OperationalError, connection, connections, transaction
-from django.db.models import Min
 from django.utils import timezone
 
 from games.live import notices
@@ -576,18 +575,22 @@ def versions(tables: list[int]) -> dict[int, int]:
     return dict(Table.objects.filter(pk__in=tables).values_list("pk", "version"))
 
 
-def due_tables(now: datetime | None = None) -> list[int]:
-    now = now or timezone.now()
-    return list(
-        Table.objects.filter(deadline_at__lte=now)
+DUE_AT_ONCE = 100  # tables one look of the clock fires at most
+
+
+def deadlines(skip: Collection[int], now: datetime) -> tuple[list[int], datetime | None]:
+    """The tables due at `now` but `skip`, soonest first (`DUE_AT_ONCE` at most), and the
+    nearest deadline of the others: one query, the soonest deadlines in the index."""
+    rows = (
+        Table.objects.filter(deadline_at__isnull=False)
         .order_by("deadline_at")
-        .values_list("pk", flat=True)[:100]
+        .values_list("pk", "deadline_at")[: DUE_AT_ONCE + len(skip) + 1]
     )
-
-
-def next_deadline(skip: set[int]) -> datetime | None:
-    """The nearest deadline of the tables but `skip`."""
-    deadline: datetime | None = Table.objects.exclude(pk__in=skip).aggregate(
-        next=Min("deadline_at")
-    )["next"]
-    return deadline
+    due: list[int] = []
+    for table_id, deadline in rows:
+        if table_id in skip:
+            continue
+        if deadline > now or len(due) == DUE_AT_ONCE:
+            return due, deadline
+        due.append(table_id)
+    return due, None

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from games.live import clock
 from games.models import Table
-from games.services import tables
+from games.services import store, tables
 from tests.personas import Cast
 from tests.tables import four_people_table
 
@@ -67,3 +67,72 @@ async def test_a_table_whose_step_is_slow_holds_up_no_other_table(
         await asyncio.sleep(0.05)
     assert both_moved(await versions())
     assert other_fired.is_set()
+
+
+async def test_one_look_finds_the_due_tables_but_those_skipped_and_the_next_deadline(
+    klaver: Cast, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    at = [await database_sync_to_async(four_people_table)(klaver) for _ in range(5)]
+    now = timezone.now()
+    # Two due, one skipped (being fired), two to come, and tables with no deadline at all.
+    when = [-30, -20, -10, 5, 9]
+
+    @database_sync_to_async
+    def set_deadlines() -> None:
+        Table.objects.update(deadline_at=None)
+        for table, seconds in zip(at, when, strict=True):
+            Table.objects.filter(pk=table.pk).update(deadline_at=now + timedelta(seconds=seconds))
+
+    await set_deadlines()
+    due, upcoming = await database_sync_to_async(store.deadlines)({at[1].pk}, now)
+    assert due == [at[0].pk, at[2].pk]
+    assert upcoming == now + timedelta(seconds=5)
+    # Skipping the next one too: the one after it.
+    _, upcoming = await database_sync_to_async(store.deadlines)({at[3].pk}, now)
+    assert upcoming == now + timedelta(seconds=9)
+    # At most DUE_AT_ONCE a look; the next look comes at once for the rest.
+    monkeypatch.setattr(store, "DUE_AT_ONCE", 2)
+    due, upcoming = await database_sync_to_async(store.deadlines)(set(), now)
+    assert due == [at[0].pk, at[1].pk] and upcoming == now - timedelta(seconds=10)
+    due, upcoming = await database_sync_to_async(store.deadlines)(set(), now - timedelta(hours=1))
+    assert due == [] and upcoming == now - timedelta(seconds=30)
+
+
+async def test_pokes_that_come_close_together_share_one_look(
+    klaver: Cast, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A burst of changes that each set a near deadline wakes the clock once per
+    GATHER_SECONDS, not once each; a deadline that falls due is still fired."""
+    table = await database_sync_to_async(four_people_table)(klaver)
+    looks = 0
+    real = store.deadlines
+
+    def counted(skip, now):
+        nonlocal looks
+        looks += 1
+        return real(skip, now)
+
+    monkeypatch.setattr(store, "deadlines", counted)
+    monkeypatch.setattr(clock, "GATHER_SECONDS", 0.2)
+    clock.ensure_started()
+    await asyncio.sleep(0.3)
+    before = looks
+    for _ in range(40):  # 40 pokes in about 0.4 s
+        clock.poke(timezone.now())
+        await asyncio.sleep(0.01)
+    await asyncio.sleep(0.25)
+    assert 1 <= looks - before <= 4
+    due_now = timezone.now() - timedelta(seconds=1)
+    await database_sync_to_async(Table.objects.filter(pk=table.pk).update)(deadline_at=due_now)
+    clock.poke(due_now)
+
+    @database_sync_to_async
+    def deadline() -> object:
+        return Table.objects.get(pk=table.pk).deadline_at
+
+    for _ in range(40):
+        if await deadline() != due_now:
+            break
+        await asyncio.sleep(0.05)
+    assert await deadline() != due_now  # fired: planned again
+    await clock.stop()
