@@ -4,7 +4,9 @@ Each server process runs one clock task. It sleeps until the nearest deadline in
 (at most a second, so deadlines set by other processes are seen; at least `GATHER_SECONDS`
 between two looks, each one query), and fires each due table in a
 worker thread, several tables at once, so bot thinking and database work never block the event
-loop and one table's computer player never holds up another table. Firing twice is
+loop and one table's computer player never holds up another table. Where several processes
+serve (PostgreSQL), the process a table's phones are at fires it, and renders the change from
+the state it made; the others fire it only `OTHERS_SECONDS` late. Firing twice is
 harmless: `tables.fire_deadline` writes only at the version it read; a table whose row
 another transaction holds is passed over, never waited for, and tried again on the next round.
 Deadlines live in the database, so after a restart the new process fires whatever fell due
@@ -17,12 +19,13 @@ import asyncio
 import contextlib
 import logging
 import math
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from channels.db import database_sync_to_async
 from django.utils import timezone
 
+from games.live import hub, notices
 from games.services import events, store, tables
 
 log = logging.getLogger(__name__)
@@ -31,6 +34,7 @@ POLL_SECONDS = 1.0
 # Looks closer together than this are one look: the tables a look fired, and the deadlines
 # their changes set, are looked for together, not one query each.
 GATHER_SECONDS = 0.05
+OTHERS_SECONDS = 0.25  # long enough for the process with the phones, short for a table with none
 
 _task: asyncio.Task[None] | None = None
 _wake: asyncio.Event | None = None
@@ -135,9 +139,19 @@ def _fire_one(table_id: int) -> bool:
     return False
 
 
-def _due(skip: set[int]) -> tuple[list[int], datetime | None]:
-    """The due tables but `skip` (being fired, or held), and the next deadline of the others."""
-    return store.deadlines(skip, timezone.now())
+def _due(skip: set[int], here: frozenset[int] | None = None) -> tuple[list[int], datetime | None]:
+    """The due tables but `skip` (being fired, or held), and the next deadline of the others.
+    `here`: the tables with phones at this process, where several processes serve (else None):
+    a table is fired by the process its phones are at, which renders the change from the state
+    it made; the others stand by, and fire it `OTHERS_SECONDS` late (its phones' process is
+    gone, or it has none anywhere)."""
+    return store.deadlines(skip, timezone.now(), here, timedelta(seconds=OTHERS_SECONDS))
+
+
+def _tables_here() -> frozenset[int] | None:
+    if not notices.enabled():
+        return None  # one process serves every table
+    return frozenset(hub.get().phones)
 
 
 _fire_one_async = database_sync_to_async(_fire_one, thread_sensitive=False)
@@ -175,7 +189,7 @@ async def _run() -> None:
             if again <= loop.time():
                 del held[table_id]
         try:
-            due, upcoming = await _due_async(firing | set(held))
+            due, upcoming = await _due_async(firing | set(held), _tables_here())
         except Exception:
             log.exception("the table clock failed; trying again")
             due, upcoming = [], None

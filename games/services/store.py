@@ -37,7 +37,7 @@ import logging
 import os
 import sqlite3
 from collections.abc import Collection, Iterable, Iterator
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from channels.db import database_sync_to_async
@@ -578,19 +578,32 @@ def versions(tables: list[int]) -> dict[int, int]:
 DUE_AT_ONCE = 100  # tables one look of the clock fires at most
 
 
-def deadlines(skip: Collection[int], now: datetime) -> tuple[list[int], datetime | None]:
-    """The tables due at `now` but `skip`, soonest first (`DUE_AT_ONCE` at most), and the
-    nearest deadline of the others: one query, the soonest deadlines in the index."""
-    rows = (
+def deadlines(
+    skip: Collection[int],
+    now: datetime,
+    first: Collection[int] | None = None,
+    others_after: timedelta = timedelta(0),
+) -> tuple[list[int], datetime | None]:
+    """The tables due at `now` but `skip`, soonest first (`DUE_AT_ONCE` at most), and when the
+    next of the others falls due (or sooner): one query, the soonest deadlines in the index.
+    `first`: the tables due at their deadline; the others (None: none) are due `others_after`
+    past it."""
+    limit = 2 * DUE_AT_ONCE + len(skip) + 1
+    rows = list(
         Table.objects.filter(deadline_at__isnull=False)
         .order_by("deadline_at")
-        .values_list("pk", "deadline_at")[: DUE_AT_ONCE + len(skip) + 1]
+        .values_list("pk", "deadline_at")[:limit]
     )
     due: list[int] = []
+    later: datetime | None = None
     for table_id, deadline in rows:
         if table_id in skip:
             continue
         if deadline > now or len(due) == DUE_AT_ONCE:
-            return due, deadline
+            return due, min(deadline, later or deadline)
+        if first is not None and table_id not in first and deadline + others_after > now:
+            later = min(deadline + others_after, later or deadline + others_after)
+            continue
         due.append(table_id)
-    return due, None
+    # Every row read was due or skipped: the next look comes at once.
+    return due, (now if len(rows) == limit else later)

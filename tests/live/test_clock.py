@@ -107,10 +107,10 @@ async def test_pokes_that_come_close_together_share_one_look(
     looks = 0
     real = store.deadlines
 
-    def counted(skip, now):
+    def counted(*args):
         nonlocal looks
         looks += 1
-        return real(skip, now)
+        return real(*args)
 
     monkeypatch.setattr(store, "deadlines", counted)
     monkeypatch.setattr(clock, "GATHER_SECONDS", 0.2)
@@ -136,3 +136,29 @@ async def test_pokes_that_come_close_together_share_one_look(
         await asyncio.sleep(0.05)
     assert await deadline() != due_now  # fired: planned again
     await clock.stop()
+
+
+async def test_a_table_whose_phones_are_elsewhere_is_due_here_a_while_later(
+    klaver: Cast,
+) -> None:
+    """Where several processes serve, each fires its own phones' tables at their deadline and
+    another process's only `others_after` late (that process may be gone)."""
+    mine, theirs, late = [await database_sync_to_async(four_people_table)(klaver) for _ in range(3)]
+    now = timezone.now()
+
+    @database_sync_to_async
+    def set_deadlines() -> None:
+        Table.objects.update(deadline_at=None)
+        for table, seconds in ((mine, -0.5), (theirs, -0.4), (late, -3)):
+            Table.objects.filter(pk=table.pk).update(deadline_at=now + timedelta(seconds=seconds))
+
+    await set_deadlines()
+    look = database_sync_to_async(store.deadlines)
+    second = timedelta(seconds=1)
+    due, upcoming = await look(set(), now, {mine.pk}, second)
+    assert due == [late.pk, mine.pk]  # the other process's table 3 s overdue: fired here too
+    assert upcoming == now + timedelta(seconds=0.6)  # when `theirs` falls due here
+    due, upcoming = await look(set(), now, None, second)  # one process: all due now
+    assert due == [late.pk, mine.pk, theirs.pk] and upcoming is None
+    due, _ = await look(set(), now + second, {mine.pk}, second)
+    assert due == [late.pk, mine.pk, theirs.pk]

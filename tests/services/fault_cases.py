@@ -24,12 +24,18 @@ from games.live import clock, notices
 from games.models import Table
 from games.services import store, tables
 from tests.personas import Cast
-
-# `on_postgresql`: the same autouse guard, used here by its import.
-from tests.services.loop_write_cases import a_card, decided, on_postgresql, rows, snapshot  # noqa: F401
+from tests.services.loop_write_cases import a_card, decided, rows, snapshot
 from tests.tables import four_people_table, people
 
 pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture(autouse=True)
+def on_postgresql() -> None:
+    if connection.vendor != "postgresql":
+        pytest.fail(
+            "these cases run on PostgreSQL only (tests/scaleout/test_loop_write_postgres.py)"
+        )
 
 
 @pytest.fixture
