@@ -18,8 +18,8 @@ Where the write runs is an executor choice made here and nowhere else:
   view, the clock; always behind SQLite).
 - `write_here` runs it on the event loop, on a connection of the process's own: a change that
   adds actions to a hand and writes nothing else (most of them) never waits for a worker
-  thread. Behind PostgreSQL the statements go in one round trip, pipelined as one transaction
-  (`LoopWriter`); behind SQLite, a library in this process, they run on the loop itself, in one
+  thread. Behind PostgreSQL the statements go in one round trip, as one statement, its own
+  transaction (`LoopWriter`); behind SQLite, a library in this process, they run on the loop itself, in one
   transaction that waits a few milliseconds at most for the file's write lock
   (`SqliteLoopWriter`). A change with more rows goes to `write` in a worker thread, with the
   loop's other changes that came meanwhile, each on a savepoint of one transaction
@@ -238,8 +238,27 @@ def note(table: Table, base: int) -> bool:
 
 # -- the write on the event loop (PostgreSQL) ----------------------------------------------------
 
-# The claim on the loop: it fails the whole change when it wrote no row (22012).
-_GUARD = "WITH claimed AS ({claim} RETURNING 1) SELECT 1 / COUNT(*) FROM claimed"
+
+def _as_one(statements: list[tuple[str, list[Any]]]) -> tuple[str, list[Any]]:
+    """A change's statements as one (its own transaction, one round trip): the claim and the
+    other writes as data-modifying parts of a `WITH`, which all run, and what the others
+    select (the notice) in the select list; the claim fails the whole of it when it wrote no
+    row (a division by zero, 22012)."""
+    (claim, params), *rest = statements
+    parts, selected, values = [f"claimed AS ({claim} RETURNING 1)"], ["1 / COUNT(*)"], []
+    params = list(params)
+    for sql, more in rest:
+        if sql.startswith("SELECT "):
+            selected.append(sql.removeprefix("SELECT "))
+            values += more
+        else:
+            parts.append(f"w{len(parts)} AS ({sql})")
+            params += more
+    # Only the statements' own SQL goes in (built from the models' quoted names); every value
+    # is a parameter.
+    sql = f"WITH {', '.join(parts)} SELECT {', '.join(selected)} FROM claimed"  # noqa: S608
+    return sql, params + values
+
 
 # After a failed connection, changes go to a worker thread this long before a new try.
 RETRY_SECONDS = 5.0
@@ -262,22 +281,21 @@ class LoopWriter:
         on, its row was held, the id was used, or no connection): the caller decides with a
         fresh read in a worker thread.
 
-        The statements go in one pipeline with one sync: PostgreSQL runs them as one implicit
-        transaction and commits it at the sync by itself, or rolls all of it back when one
-        fails. The claim fails (a division by zero) when it wrote no row, so a change that lost
-        the race writes nothing; and once the statements are sent, the change commits or not
-        whatever becomes of this process."""
-        claim, *rest = _opening(state, base, now, action_id, self.django, waits=False)
-        statements = [(_GUARD.format(claim=claim[0]), claim[1]), *rest]
-        statements += _closing(state, self.django)
+        The statements go as one (`_as_one`): PostgreSQL runs it as one implicit transaction
+        and commits it by itself, or rolls all of it back when a part fails. The claim fails
+        (a division by zero) when it wrote no row, so a change that lost the race writes
+        nothing; and once the statement is sent, the change commits or not whatever becomes
+        of this process."""
+        statement = _as_one(
+            _opening(state, base, now, action_id, self.django, waits=False)
+            + _closing(state, self.django)
+        )
         async with self.lock:
             connection = await self._connect()
             if connection is None:
                 return False
             try:
-                async with connection.pipeline():
-                    for statement in statements:
-                        await connection.execute(*statement)
+                await connection.execute(*statement)
             except Exception as error:
                 if getattr(error, "sqlstate", None) not in ("22012", "23505"):
                     log.warning(
