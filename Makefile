@@ -22,11 +22,13 @@ run: install
 	$(PY) manage.py seed_demo
 	$(VENV)/bin/daphne -b $(HOST) -p $(PORT) toepen_site.asgi:application
 
-# The browser tests drive Debian's chromium (Playwright never downloads a browser): installed
-# here when it is missing and this user may (root, as on CI), else those tests skip (fail in CI).
+# The browser tests drive Debian's chromium (Playwright never downloads a browser), the proxy
+# test runs Debian's nginx (tests/scaleout/test_proxy.py): installed here when missing and this
+# user may (root, as on CI), else those tests skip (fail in CI).
 test: install
-	@if [ ! -x /usr/bin/chromium ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-		apt-get update -qq && apt-get install -y -qq chromium; fi
+	@if { [ ! -x /usr/bin/chromium ] || [ ! -x /usr/sbin/nginx ]; } && [ "$$(id -u)" = 0 ] \
+		&& command -v apt-get >/dev/null; then \
+		apt-get update -qq && apt-get install -y -qq chromium nginx; fi
 	PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 $(PY) -m pytest
 
 # After adding or changing texts: refresh locale/*/django.po (needs gettext), then translate.

@@ -1,0 +1,132 @@
+"""The documented proxy in front of two server processes (deploy/nginx/, README "Which server"):
+nginx with the project's own configuration files, only the ports its test's.
+
+Every socket of one table reaches one process (the one its code picks), so that process renders
+each change once and fires the table's deadlines; the tables spread over both processes; a hand
+played through the proxy reaches every phone; pages are served through it too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import shutil
+import subprocess
+import time
+from collections.abc import Iterator
+from http.client import HTTPConnection
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import require_service
+from tests.scaleout.conftest import Cluster, close_all, seat_phones
+from tests.scaleout.phones import Signal
+from tests.scaleout.servers import REPO, free_port, port_open, seed
+
+pytestmark = [pytest.mark.postgres, pytest.mark.redis]
+
+NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
+CONFIG = """
+worker_processes 1;
+pid {dir}/nginx.pid;
+error_log {dir}/error.log warn;
+events {{ worker_connections 512; }}
+http {{
+    log_format routed '$uri $upstream_addr $status';
+    access_log {dir}/access.log routed;
+    client_body_temp_path {dir}/body;
+    proxy_temp_path {dir}/proxy;
+    fastcgi_temp_path {dir}/fastcgi;
+    uwsgi_temp_path {dir}/uwsgi;
+    scgi_temp_path {dir}/scgi;
+    include {repo}/deploy/nginx/toepen-http.conf;
+    server {{
+        listen 127.0.0.1:{port};
+        include {repo}/deploy/nginx/toepen-locations.conf;
+    }}
+}}
+"""
+
+
+@pytest.fixture
+def proxy(cluster: Cluster, tmp_path: Path) -> Iterator[tuple[int, Path]]:
+    """nginx on a free port before the cluster's two processes; its port and access log."""
+    require_service("nginx", Path(NGINX).exists())
+    cluster.ensure_running()
+    port = free_port()
+    (tmp_path / "toepen-servers.conf").write_text(
+        f"server 127.0.0.1:{cluster.a.port};\nserver 127.0.0.1:{cluster.b.port};\n"
+    )
+    config = tmp_path / "nginx.conf"
+    config.write_text(CONFIG.format(dir=tmp_path, repo=REPO, port=port))
+    process = subprocess.Popen(
+        [NGINX, "-p", str(tmp_path), "-c", str(config), "-g", "daemon off;"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        deadline = time.monotonic() + 10
+        while not port_open(port):
+            if process.poll() is not None or time.monotonic() > deadline:
+                output = process.stdout.read().decode() if process.stdout else ""
+                errors = (
+                    (tmp_path / "error.log").read_text()
+                    if (tmp_path / "error.log").exists()
+                    else ""
+                )
+                raise RuntimeError(f"nginx did not start:\n{output}\n{errors}")
+            time.sleep(0.05)
+        yield port, tmp_path / "access.log"
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+def routed(access_log: Path) -> dict[str, set[str]]:
+    """Each table's code, and the processes its sockets reached (once they closed)."""
+    reached: dict[str, set[str]] = {}
+    for line in access_log.read_text().splitlines():
+        uri, upstream, status = line.split(" ")
+        if uri.startswith("/ws/tables/") and status == "101":
+            reached.setdefault(uri.split("/")[3], set()).add(upstream)
+    return reached
+
+
+async def test_a_tables_sockets_reach_one_process_and_tables_spread(
+    cluster: Cluster, proxy: tuple[int, Path]
+) -> None:
+    port, access_log = proxy
+    infos = await asyncio.to_thread(seed, cluster.env, 12)
+    for info in infos:
+        table = await seat_phones(info, [port] * 4, Signal())
+        await close_all(table)
+    for _ in range(50):  # a socket is logged when it closes
+        if len(routed(access_log)) == len(infos):
+            break
+        await asyncio.sleep(0.1)
+    reached = routed(access_log)
+    assert sorted(reached) == sorted(info["code"] for info in infos)
+    assert all(len(processes) == 1 for processes in reached.values()), reached
+    servers = {f"127.0.0.1:{cluster.a.port}", f"127.0.0.1:{cluster.b.port}"}
+    assert set().union(*reached.values()) == servers  # 12 tables: both processes serve some
+
+
+async def test_a_hand_played_through_the_proxy_reaches_every_phone(
+    cluster: Cluster, proxy: tuple[int, Path]
+) -> None:
+    port, _ = proxy
+    (info,) = await asyncio.to_thread(seed, cluster.env)
+    table = await seat_phones(info, [port] * 4, Signal())
+    rng = random.Random(7)
+    try:
+        for _ in range(4):
+            acted = await table.step(rng)
+            assert acted is not None
+            await table.seen_by_all(acted[1], timeout=5)
+        assert all(phone.connections == 1 and not phone.errors for phone in table.phones)
+    finally:
+        await close_all(table)
+    page = HTTPConnection("127.0.0.1", port, timeout=10)
+    page.request("GET", "/accounts/login/")
+    assert page.getresponse().status == 200
