@@ -19,8 +19,8 @@ Where the write runs is an executor choice made here and nowhere else:
 - `write_here` runs it on the event loop, on a connection of the process's own: a change that
   adds actions to a hand and writes nothing else (most of them) never waits for a worker
   thread. Behind PostgreSQL the statements go in one round trip, as one statement, its own
-  transaction (`LoopWriter`); behind SQLite, a library in this process, they run on the loop itself, in one
-  transaction that waits a few milliseconds at most for the file's write lock
+  transaction (`LoopWriter`); behind SQLite, a library in this process, they run on the loop
+  itself, in one transaction that waits a few milliseconds at most for the file's write lock
   (`SqliteLoopWriter`). A change with more rows goes to `write` in a worker thread, with the
   loop's other changes that came meanwhile, each on a savepoint of one transaction
   (`GroupCommit`: one commit, and one trip to the thread, for all of them). The statements are
