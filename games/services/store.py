@@ -236,7 +236,7 @@ def note(table: Table, base: int) -> bool:
     return bool(_NOTE(table.pk, base, table.deadline_at, table.bots_offered))
 
 
-# -- the write on the event loop (PostgreSQL) ----------------------------------------------------
+# -- the write on the event loop ------------------------------------------------------------------
 
 
 def _as_one(statements: list[tuple[str, list[Any]]]) -> tuple[str, list[Any]]:
@@ -604,8 +604,8 @@ def deadlines(
 ) -> tuple[list[int], datetime | None]:
     """The tables due at `now` but `skip`, soonest first (`DUE_AT_ONCE` at most), and when the
     next of the others falls due (or sooner): one query, the soonest deadlines in the index.
-    `first`: the tables due at their deadline; the others (None: none) are due `others_after`
-    past it."""
+    `first`: the tables due at their deadline, the others only `others_after` past it (None:
+    every table is due at its deadline)."""
     limit = 2 * DUE_AT_ONCE + len(skip) + 1
     rows = list(
         Table.objects.filter(deadline_at__isnull=False)
