@@ -1,7 +1,11 @@
 """Where a profiled server's time goes, by part: reads py-spy's raw (collapsed) output.
 
-    py-spy record --pid PID --duration 20 --rate 200 --format raw --nonblocking -o server.raw
+    py-spy record --pid PID --duration 20 --rate 200 --format raw --nonblocking --gil -o server.raw
     python bench/profile_parts.py server.raw
+
+With `--gil` only the thread holding the GIL is sampled, so the shares are close to CPU;
+without it a thread waiting for the GIL counts as busy at the line it waits in (the event
+loop's share then holds the worker threads' hand-overs).
 
 Each sample counts once, for the deepest frame of its stack that belongs to one of the parts
 below (so a render inside the write path counts as rendering, a statement as the database).
