@@ -329,6 +329,14 @@ class Table:
         await phone.act(frame, view.version)
         return phone, view.version
 
+    async def play(self, rng: random.Random, actions: int, timeout: float = 20) -> None:
+        """`actions` clicks by the due players, each seen by every phone before the next; the
+        hand must not end meanwhile."""
+        for _ in range(actions):
+            acted = await self.step(rng)
+            assert acted is not None, "the hand ended"
+            await self.seen_by_all(acted[1], timeout)
+
     async def play_hand(self, rng: random.Random, limit: int = 80) -> View:
         """Click through to the end of the hand; the final agreed view."""
         for _ in range(limit):

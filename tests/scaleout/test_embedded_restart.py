@@ -17,10 +17,7 @@ async def test_a_server_restart_loses_nothing(embedded: Embedded) -> None:
     table = await seat_phones(info, [port] * 4, Signal())
     rng = random.Random(4)
     try:
-        for _ in range(5):
-            acted = await table.step(rng)
-            assert acted is not None
-            await table.seen_by_all(acted[1])
+        await table.play(rng, 5)
         acted = await table.step(rng)
         assert acted is not None
         _, version = acted

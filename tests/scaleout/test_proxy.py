@@ -120,10 +120,7 @@ async def test_a_hand_played_through_the_proxy_reaches_every_phone(
     table = await seat_phones(info, [port] * 4, Signal())
     rng = random.Random(7)
     try:
-        for _ in range(4):
-            acted = await table.step(rng)
-            assert acted is not None
-            await table.seen_by_all(acted[1], timeout=5)
+        await table.play(rng, 4, timeout=5)
         assert all(phone.connections == 1 and not phone.errors for phone in table.phones)
     finally:
         await close_all(table)

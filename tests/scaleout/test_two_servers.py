@@ -71,10 +71,7 @@ async def test_a_server_killed_mid_hand_restarts_and_the_hand_goes_on(cluster: C
     table = await seat_phones(info, ports(cluster), Signal())
     rng = random.Random(3)
     try:
-        for _ in range(3):
-            acted = await table.step(rng)
-            assert acted is not None
-            await table.seen_by_all(acted[1])
+        await table.play(rng, 3)
         # The next action a phone on A sends: A dies (SIGKILL) right behind it, so the action
         # may or may not have been applied; its phone does not know which.
         while True:
