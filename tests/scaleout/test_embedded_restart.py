@@ -27,6 +27,11 @@ async def test_a_server_restart_loses_nothing(embedded: Embedded) -> None:
         )
 
         await asyncio.to_thread(embedded.server.start)
+        # The action may have been written and every phone shown it before the kill: then the
+        # views alone do not say the phones are back.
+        await table.signal.until(
+            lambda: all(p.connected for p in table.phones), 30, "every phone to reconnect"
+        )
         await table.seen_by_all(version, timeout=30)
         assert all(p.connections == 2 for p in table.phones)
 

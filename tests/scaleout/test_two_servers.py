@@ -90,6 +90,11 @@ async def test_a_server_killed_mid_hand_restarts_and_the_hand_goes_on(cluster: C
         )
 
         await asyncio.to_thread(cluster.a.start)  # the same port, a new process
+        # The action may have been written and shown to every phone before the kill: then the
+        # views alone do not say A's phones are back.
+        await table.signal.until(
+            lambda: all(p.connected for p in on_a), 30, "A's phones to reconnect"
+        )
         await table.seen_by_all(killed_at, timeout=30)
         assert all(p.connections == 2 for p in on_a)
         assert all(p.connections == 1 for p in on_b)
