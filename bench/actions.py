@@ -94,6 +94,7 @@ def play(
                 phone = TableConsumer()
                 phone.holder, phone.shown, phone.language = holders[table_id, seat], None, "en"
                 phone.can_start = phone.can_close = False
+                phone.awaiting, phone.answers = set(), {}
                 views.append(phone.render(state, shared))
         return views
 

@@ -334,6 +334,8 @@ class Ramp:
         self.recorder.reset()
         await asyncio.sleep(self.warmup)
         self.recorder.reset()
+        # Every phone connected: a profiler started from here sees the steady table, not connects.
+        log(f"  {self.name}: measuring {count} tables")
         self.recorder.measuring = True
         started = time.perf_counter()
         cpu_before = sum(s.cpu_seconds() for s in self.servers)
