@@ -1,10 +1,18 @@
-"""The live table's clocks, in seconds: Django settings named TOEPEN_*, else the environment."""
+"""The live table's clocks, in seconds: Django settings named TOEPEN_*, else the environment.
+
+Read once and kept: every view asks for them (its turn clocks, who is away) and looking them up
+was a twentieth of a view's time. A changed setting (a test's `settings` fixture,
+`override_settings`) forgets what was kept; the environment is read when the process starts.
+"""
 
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from django.conf import settings
+from django.core.signals import setting_changed
+from django.dispatch import receiver
 
 from games.engine.table import Pace
 
@@ -31,20 +39,35 @@ DEFAULTS = {
 }
 
 
+_kept: dict[str, Any] = {}
+
+
 def pace() -> Pace:
     """The table clock's pace, from the settings."""
-    return Pace(
-        turn=seconds("TOEPEN_TURN_SECONDS"),
-        grace=seconds("TOEPEN_GRACE_SECONDS"),
-        bot=seconds("TOEPEN_BOT_SECONDS"),
-        between_hands=seconds("TOEPEN_BETWEEN_HANDS_SECONDS"),
-        abandon=seconds("TOEPEN_ABANDON_SECONDS"),
-    )
+    kept = _kept.get("pace")
+    if kept is None:
+        kept = _kept["pace"] = Pace(
+            turn=seconds("TOEPEN_TURN_SECONDS"),
+            grace=seconds("TOEPEN_GRACE_SECONDS"),
+            bot=seconds("TOEPEN_BOT_SECONDS"),
+            between_hands=seconds("TOEPEN_BETWEEN_HANDS_SECONDS"),
+            abandon=seconds("TOEPEN_ABANDON_SECONDS"),
+        )
+    return kept
 
 
 def seconds(name: str) -> float:
-    value = getattr(settings, name, None)
-    if value is None:
-        raw = os.environ.get(name)
-        value = float(raw) if raw else DEFAULTS[name]
-    return float(value)
+    kept = _kept.get(name)
+    if kept is None:
+        value = getattr(settings, name, None)
+        if value is None:
+            raw = os.environ.get(name)
+            value = float(raw) if raw else DEFAULTS[name]
+        kept = _kept[name] = float(value)
+    return kept
+
+
+@receiver(setting_changed)
+def _forget(setting: str, **_: Any) -> None:
+    if setting.startswith("TOEPEN_"):
+        _kept.clear()
