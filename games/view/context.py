@@ -39,7 +39,9 @@ class CardView:
     legal: bool = False
 
 
+@functools.cache
 def card_view(card: int, legal: bool = False) -> CardView:
+    """A card as the views show it (kept: 32 cards, playable or not)."""
     token = TOKENS[card]
     suit = token[-1]
     return CardView(token, token[:-1], suit, SUIT_SYMBOLS[suit], SUIT_NAMES[suit], legal)
@@ -119,9 +121,6 @@ def build_context(
         public = shared["public"] = _public_context(state, observation, due, now)
     active_hand_seat = state.hand_seat(active) if active is not None else None
 
-    mine = set(viewer.seats)
-    players = [{**p, "mine": p["index"] in mine} for p in public["players"]]
-
     my_cards: list[CardView] = []
     actions: list[dict[str, Any]] = []
     knock: dict[str, Any] | None = None
@@ -145,7 +144,6 @@ def build_context(
     return {
         **public,
         "shared": shared,
-        "players": players,
         "viewer_seats": viewer.seats,
         "spectator": not viewer.seats,
         "active": active,
@@ -291,7 +289,6 @@ def _player(
         "name": seat.name,
         "free": seat.is_free,
         "bot": seat.bot_level,  # a computer player's level ("easy", ...), "" for a person
-        "mine": False,
         "away": seat.index in away,
         # Away from the table by her own word (rules.md 3.8): "break" or "round".
         "away_reason": seat.away,
@@ -474,7 +471,14 @@ def _button(act: str, label: str, vals: dict[str, Any]) -> dict[str, Any]:
         text = _("I'm back")
     else:
         text = kind
-    return {"act": act, "label": label, "vals": vals, "vals_json": json.dumps(vals), "text": text}
+    vals_json = _vals_json(tuple(vals.items()))
+    return {"act": act, "label": label, "vals": vals, "vals_json": vals_json, "text": text}
+
+
+@functools.lru_cache(maxsize=4096)
+def _vals_json(items: tuple[tuple[str, Any], ...]) -> str:
+    """A button's values as htmx sends them (the same few buttons recur hand after hand)."""
+    return json.dumps(dict(items))
 
 
 def _hand_result(state: TableState) -> dict[str, Any] | None:

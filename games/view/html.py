@@ -129,27 +129,29 @@ def live_html(c: dict[str, Any], csrf_token: str = "") -> str:
 def _players(c: dict[str, Any], shared: dict[Any, Any] | None, language: str) -> str:
     turn_text = _("answers") if c["awaiting_names"] else _("to play")
     items = [f'<ol id="table-players" class="players" data-count="{len(c["players"])}">']
+    seats = c["viewer_seats"]
     for p in c["players"]:
-        key = ("player", language, p["index"], p["mine"])
-        item = shared.get(key) if shared is not None else None
-        if item is None:
-            item = _player(p, turn_text)
+        key = ("player", language, p["index"])
+        place = shared.get(key) if shared is not None else None
+        if place is None:
+            place = _player(p, turn_text)
             if shared is not None:
-                shared[key] = item
-        items.append(item)
+                shared[key] = place
+        classes, rest = place
+        mine = " is-mine" if p["index"] in seats else ""
+        items.append(f'<li class="{classes}{mine}"{rest}')
     items.append("</ol>")
     return "".join(items)
 
 
-def _player(p: dict[str, Any], turn_text: str) -> str:
-    """One player's place at the table, as every phone sees it (`mine`: the phone's own)."""
+def _player(p: dict[str, Any], turn_text: str) -> tuple[str, str]:
+    """One player's place at the table, as every phone sees it: the classes of its `<li>` and
+    the rest of it after them (the phone's own player gets one class more)."""
     classes = "player"
     if p["due"]:
         classes += " is-due"
     if p["folded"]:
         classes += " is-folded"
-    if p["mine"]:
-        classes += " is-mine"
     lives = p["lives"]
     count = lives or 0
     lives_label = ngettext("%(lives)s life", "%(lives)s lives", count) % {"lives": count}
@@ -178,8 +180,8 @@ def _player(p: dict[str, Any], turn_text: str) -> str:
     if p["open_hand"]:
         cards = "".join(card_html(card) for card in p["open_hand"])
         open_hand = f'<span class="open-hand">{cards}</span>'
-    return (
-        f'<li class="{classes}" data-seat="{p["index"]}" data-lives="{_opt(lives)}">'
+    return classes, (
+        f' data-seat="{p["index"]}" data-lives="{_opt(lives)}">'
         f'<span class="player-name" title="{_e(p["name"])}">{name}</span>'
         f'<span class="lives slate" role="img" aria-label="{_e(lives_label)}">{strokes}'
         f"<b>{NO_LIVES if lives is None else lives}</b></span>"
