@@ -325,6 +325,8 @@ class TableConsumer(DirectDispatch, AsyncWebsocketConsumer):
             can_close=self.can_close,
             ack=ack or "",
         )
+        if translation.get_language() == self.language:
+            return render_view(state, viewer, shared=shared)  # most phones: no switch to make
         with translation.override(self.language):
             return render_view(state, viewer, shared=shared)
 

@@ -84,7 +84,8 @@ class Shared(dict[str, Any]):
 def build_context(
     state: TableState, viewer: Viewer, now: datetime | None = None, shared: Shared | None = None
 ) -> dict[str, Any]:
-    speak(translation.get_language())
+    language = translation.get_language()
+    speak(language)
     if shared is None:
         shared = Shared()
     now = shared.setdefault("now", now or timezone.now())
@@ -144,6 +145,7 @@ def build_context(
     return {
         **public,
         "shared": shared,
+        "language": language,
         "viewer_seats": viewer.seats,
         "spectator": not viewer.seats,
         "active": active,

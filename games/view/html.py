@@ -91,7 +91,7 @@ def error_html(message: str, code: str = "", action_id: str = "") -> str:
 def live_html(c: dict[str, Any], csrf_token: str = "") -> str:
     """The `#table-live` view of `build_context`'s context `c`. `csrf_token`: the page's
     (a view pushed over the socket has none; htmx sends the page's token in a header)."""
-    speak(translation.get_language())
+    speak(c["language"])
     root = (
         '<div id="table-live" class="live" hx-swap-oob="true"'
         f' data-version="{c["version"]}" data-status="{_e(c["status"])}"'

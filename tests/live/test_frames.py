@@ -376,6 +376,28 @@ async def test_a_dutch_player_is_refused_in_dutch(klaver: Cast) -> None:
     await anna.close()
 
 
+async def test_phones_at_one_table_each_see_its_change_in_their_own_language(
+    klaver: Cast,
+) -> None:
+    table = await started_table(klaver)
+
+    @database_sync_to_async
+    def speaks_dutch() -> None:
+        klaver.anna.user.language = "nl"
+        klaver.anna.user.save(update_fields=["language"])
+
+    await speaks_dutch()
+    anna = await connect(klaver.anna, table.code)
+    bram = await connect(klaver.bram, table.code)
+    await bram.send(await knock_frame_for(table, 1, "knock1"))
+    dutch, english = await anna.drain(timeout=0.5), await bram.drain(timeout=0.5)
+    # One render pass for both phones, in two languages (the stake and the knocks are shared).
+    assert len(dutch) == 1 and "Inzet: 2" in dutch[0] and "Stake" not in dutch[0], dutch
+    assert len(english) == 1 and "Stake: 2" in english[0] and "Inzet" not in english[0], english
+    await anna.close()
+    await bram.close()
+
+
 async def test_a_phone_takes_no_channel_of_its_own_on_the_layer(klaver: Cast) -> None:
     # Changes reach phones through their process's hub: a channel per phone would only cost
     # every message a blocking receive more behind Redis.
