@@ -29,7 +29,6 @@ from typing import Any
 
 from channels.db import database_sync_to_async
 from django.db import transaction
-from django.db.models import F
 from django.utils import timezone
 from django.utils.functional import Promise
 from django.utils.text import format_lazy
@@ -532,15 +531,11 @@ def _finish_hand(state: TableState, now: datetime) -> None:
     assert row is not None and rubber_row is not None
 
     def write() -> None:
-        row.save(update_fields=["record", "complete", "result", "finished_at"])
-        rubber_row.save()
         # The players' tallies: a statement per seat that lost lives (and two at a rubber's
         # end), not a read and a write per player.
-        players = RubberPlayer.objects.filter(rubber=rubber_row)
-        for seat, lost in outcome.lives_lost.items():
-            if lost:
-                players.filter(seat=seat).update(lives_lost=F("lives_lost") + lost)
+        store.hand_end(row, rubber_row, outcome.lives_lost)
         if rubber_row.over:
+            players = RubberPlayer.objects.filter(rubber=rubber_row)
             players.filter(seat__in=rubber_row.losers).update(lost=True)
             players.filter(seat=rubber_row.winner).update(won=True)
             # The nights hook: standings, rounds owed and ratings are written in this
