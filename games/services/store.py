@@ -611,17 +611,47 @@ def mark_seen_all(held: Iterable[tuple[int, Holder]]) -> None:
     holders: dict[int, list[Holder]] = {}
     for table_id, holder in held:
         holders.setdefault(table_id, []).append(holder)
-    # Plain rows, not model instances: a round reads every seat of the process's tables.
-    rows = Seat.objects.filter(table_id__in=list(holders)).values_list(
-        "pk", "table_id", "holder_key", "user_id", "guest_id", "bot_level"
+    # Plain statements, not the ORM: a round reads every seat of the process's tables, and the
+    # ORM prepared each of the thousands of ids of its `IN` lists one by one.
+    quote = connection.ops.quote_name
+    meta = Seat._meta
+    table, key, at = (
+        quote(meta.db_table),
+        quote(meta.pk.column),
+        quote(meta.get_field("table").column),
     )
+    columns = ", ".join(quote(meta.get_field(name).column) for name in SeatKeys._fields)
     seen = [
         pk
-        for pk, table_id, *keys in rows
+        for pk, table_id, *keys in _in_parts(
+            # Only the model's own quoted names go into the SQL; every value is a parameter.
+            f"SELECT {key}, {at}, {columns} FROM {table} WHERE {at} IN ({{}})",  # noqa: S608
+            list(holders),
+        )
         if any(h.holds(SeatKeys(*keys)) for h in holders[table_id])
     ]
     if seen:
-        Seat.objects.filter(pk__in=seen).update(last_seen=timezone.now())
+        field = meta.get_field("last_seen")
+        now = field.get_db_prep_save(timezone.now(), connection=connection)
+        last_seen = quote(field.column)
+        update = f"UPDATE {table} SET {last_seen} = %s WHERE {key} IN ({{}})"  # noqa: S608
+        _in_parts(update, seen, [now])
+
+
+IN_AT_ONCE = 500  # ids in one statement's `IN` list
+
+
+def _in_parts(sql: str, ids: list[int], params: list[Any] | None = None) -> list[tuple[Any, ...]]:
+    """`sql` (its `IN` list written `({})`) run for `ids`, `IN_AT_ONCE` at a time, after
+    `params`: the rows it returns."""
+    rows: list[tuple[Any, ...]] = []
+    with connection.cursor() as cursor:
+        for start in range(0, len(ids), IN_AT_ONCE):
+            part = ids[start : start + IN_AT_ONCE]
+            cursor.execute(sql.format(", ".join(["%s"] * len(part))), [*(params or ()), *part])
+            if cursor.description is not None:
+                rows += cursor.fetchall()
+    return rows
 
 
 def presence(tables: list[int]) -> list[tuple[int, int, datetime | None]]:

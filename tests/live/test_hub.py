@@ -135,6 +135,27 @@ def test_heartbeats_of_every_phone_here_are_one_update(klaver: Cast) -> None:
     assert fresh == {(first.pk, 0), (second.pk, 1)}
 
 
+def test_heartbeats_of_more_phones_than_one_statement_takes_go_in_parts(
+    klaver: Cast, monkeypatch
+) -> None:
+    monkeypatch.setattr(store, "IN_AT_ONCE", 2)
+    tables = [four_people_table(klaver) for _ in range(3)]
+    long_ago = timezone.now() - timedelta(hours=1)
+    Seat.objects.update(last_seen=long_ago)
+    anna, bram, cas = klaver.anna, klaver.bram, klaver.cas
+    held = {(t.pk, p.holder) for t in tables for p in (anna, cas)} | {(tables[1].pk, bram.holder)}
+    with CaptureQueriesContext(connection) as queries:
+        store.mark_seen_all(held)
+    # Three tables' seats read two tables at a time; seven seats written two at a time.
+    assert [q["sql"].split()[0] for q in queries] == ["SELECT"] * 2 + ["UPDATE"] * 4
+    fresh = {
+        (s.table_id, s.index)
+        for s in Seat.objects.all()
+        if s.last_seen is not None and s.last_seen > long_ago
+    }
+    assert fresh == {(t.pk, i) for t in tables for i in (0, 2)} | {(tables[1].pk, 1)}
+
+
 def keep_published(monkeypatch) -> list[TableState]:
     """The states the committed changes leave, in order (games/services/events.py)."""
     published: list[TableState] = []
