@@ -531,8 +531,8 @@ def _finish_hand(state: TableState, now: datetime) -> None:
     assert row is not None and rubber_row is not None
 
     def write() -> None:
-        # The players' tallies: a statement per seat that lost lives (and two at a rubber's
-        # end), not a read and a write per player.
+        # The hand's and the rubber's rows and the lives each player lost, with statements
+        # built once; at a rubber's end also who lost it and who won, and the nights hook.
         store.hand_end(row, rubber_row, outcome.lives_lost)
         if rubber_row.over:
             players = RubberPlayer.objects.filter(rubber=rubber_row)
