@@ -41,6 +41,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from channels.db import database_sync_to_async
+from django.conf import settings
 from django.db import IntegrityError, OperationalError, connection, connections, transaction
 from django.utils import timezone
 
@@ -655,12 +656,31 @@ def _in_parts(sql: str, ids: list[int], params: list[Any] | None = None) -> list
 
 
 def presence(tables: list[int]) -> list[tuple[int, int, datetime | None]]:
-    """Each seat's id, table and `last_seen`, at `tables`."""
-    return list(Seat.objects.filter(table_id__in=tables).values_list("pk", "table_id", "last_seen"))
+    """Each seat's id, table and `last_seen`, at `tables`, as the ORM reads them (a plain
+    statement: the ORM looked up `settings.USE_TZ` for every seat of a heartbeat round)."""
+    quote = connection.ops.quote_name
+    meta = Seat._meta
+    table, key = quote(meta.db_table), quote(meta.pk.column)
+    at, seen = quote(meta.get_field("table").column), quote(meta.get_field("last_seen").column)
+    rows = _in_parts(f"SELECT {key}, {at}, {seen} FROM {table} WHERE {at} IN ({{}})", tables)  # noqa: S608
+    # SQLite hands back the UTC moment without its zone, PostgreSQL with it.
+    zone = connection.timezone if settings.USE_TZ else None
+    return [
+        (
+            pk,
+            table_id,
+            moment.replace(tzinfo=zone) if zone and moment and not moment.tzinfo else moment,
+        )
+        for pk, table_id, moment in rows
+    ]
 
 
 def versions(tables: list[int]) -> dict[int, int]:
-    return dict(Table.objects.filter(pk__in=tables).values_list("pk", "version"))
+    quote = connection.ops.quote_name
+    meta = Table._meta
+    table, key = quote(meta.db_table), quote(meta.pk.column)
+    version = quote(meta.get_field("version").column)
+    return dict(_in_parts(f"SELECT {key}, {version} FROM {table} WHERE {key} IN ({{}})", tables))  # noqa: S608
 
 
 DUE_AT_ONCE = 100  # tables one look of the clock fires at most

@@ -22,7 +22,7 @@ from django.utils import timezone
 
 from games.engine import HouseRules, parse_action
 from games.live import notices
-from games.models import ActionReceipt, PlayedHand, RubberPlayer, Table
+from games.models import ActionReceipt, PlayedHand, RubberPlayer, Seat, Table
 from games.services import snapshots, store, tables
 from games.services.snapshots import editable_snapshot, load_state, view_state
 from games.services.state import CHANGED_FIELDS, Holder, TableState
@@ -39,6 +39,7 @@ __all__ = [
     "test_a_phone_action_is_written_on_the_loop_and_every_phone_sees_it",
     "test_a_refusal_on_the_snapshot_is_told_with_the_databases_word",
     "test_a_used_action_id_writes_nothing_and_is_told_as_a_repeat",
+    "test_the_heartbeat_rounds_plain_statements_read_what_the_orm_reads",
     "test_the_last_card_of_a_hand_writes_the_end_in_the_same_transaction",
     "test_two_processes_writing_at_once_write_one_change",
     "test_without_a_snapshot_the_action_is_decided_in_a_worker_thread",
@@ -361,3 +362,22 @@ async def test_a_phone_action_is_written_on_the_loop_and_every_phone_sees_it(
     for phone in phones:
         await phone.close()
     await writer.close()
+
+
+def test_the_heartbeat_rounds_plain_statements_read_what_the_orm_reads(
+    klaver: Cast, monkeypatch
+) -> None:
+    """Not a loop write: the heartbeat round's statements (store.py's `mark_seen_all`,
+    `presence`, `versions`), here to run on both databases, in parts of two ids."""
+    monkeypatch.setattr(store, "IN_AT_ONCE", 2)
+    made = [four_people_table(klaver) for _ in range(3)]
+    ids = [table.pk for table in made]
+    store.mark_seen_all({(made[1].pk, people(klaver)[2].holder)})
+    read = store.presence(ids)
+    orm = Seat.objects.filter(table_id__in=ids).values_list("pk", "table_id", "last_seen")
+    assert sorted(read) == sorted(orm) and len(read) == 12
+    seen = [moment for _, _, moment in read if moment is not None]
+    assert seen and all(moment.tzinfo is not None for moment in seen)
+    assert store.versions(ids) == dict(
+        Table.objects.filter(pk__in=ids).values_list("pk", "version")
+    )
