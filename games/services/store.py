@@ -52,6 +52,8 @@ from games.services.prepared import Prepared, RowInsert, RowUpdate
 from games.services.state import CHANGED_FIELDS, Holder, SeatKeys
 
 if TYPE_CHECKING:
+    from django.db.models import Model
+
     from games.services.state import TableState
 
 log = logging.getLogger(__name__)
@@ -245,24 +247,22 @@ def hand_end(hand: PlayedHand, rubber: Rubber, lives_lost: dict[int, int]) -> No
     )
     lost = [(n, rubber.pk, seat) for seat, n in lives_lost.items() if n]
     if lost:
+        table, _, tally, of, at = _quoted(RubberPlayer, "lives_lost", "rubber", "seat")
         with connection.cursor() as cursor:
-            cursor.executemany(_tally_sql(connection.ops.quote_name), lost)
+            cursor.executemany(
+                f"UPDATE {table} SET {tally} = {tally} + %s WHERE {of} = %s AND {at} = %s",  # noqa: S608
+                lost,
+            )
 
 
-_TALLY: list[str] = []
-
-
-def _tally_sql(quote: Any) -> str:
-    if _TALLY:
-        return _TALLY[0]
-    meta = RubberPlayer._meta
-    lost = quote(meta.get_field("lives_lost").column)
-    rubber, seat = quote(meta.get_field("rubber").column), quote(meta.get_field("seat").column)
-    _TALLY.append(
-        f"UPDATE {quote(meta.db_table)} SET {lost} = {lost} + %s "  # noqa: S608
-        f"WHERE {rubber} = %s AND {seat} = %s"
-    )
-    return _TALLY[0]
+def _quoted(model: type[Model], *fields: str) -> tuple[str, ...]:
+    """`model`'s table, primary key and `fields`' columns, quoted for this thread's connection:
+    the only names the plain statements here write into their SQL (every value is a
+    parameter)."""
+    quote = connection.ops.quote_name
+    meta = model._meta
+    columns = (quote(meta.get_field(name).column) for name in fields)
+    return (quote(meta.db_table), quote(meta.pk.column), *columns)
 
 
 def _version(table_id: int) -> int | None:
@@ -614,27 +614,16 @@ def mark_seen_all(held: Iterable[tuple[int, Holder]]) -> None:
         holders.setdefault(table_id, []).append(holder)
     # Plain statements, not the ORM: a round reads every seat of the process's tables, and the
     # ORM prepared each of the thousands of ids of its `IN` lists one by one.
-    quote = connection.ops.quote_name
-    meta = Seat._meta
-    table, key, at = (
-        quote(meta.db_table),
-        quote(meta.pk.column),
-        quote(meta.get_field("table").column),
-    )
-    columns = ", ".join(quote(meta.get_field(name).column) for name in SeatKeys._fields)
+    table, key, at, *columns = _quoted(Seat, "table", *SeatKeys._fields)
+    read = f"SELECT {key}, {at}, {', '.join(columns)} FROM {table} WHERE {at} IN ({{}})"  # noqa: S608
     seen = [
         pk
-        for pk, table_id, *keys in _in_parts(
-            # Only the model's own quoted names go into the SQL; every value is a parameter.
-            f"SELECT {key}, {at}, {columns} FROM {table} WHERE {at} IN ({{}})",  # noqa: S608
-            list(holders),
-        )
+        for pk, table_id, *keys in _in_parts(read, list(holders))
         if any(h.holds(SeatKeys(*keys)) for h in holders[table_id])
     ]
     if seen:
-        field = meta.get_field("last_seen")
-        now = field.get_db_prep_save(timezone.now(), connection=connection)
-        last_seen = quote(field.column)
+        table, key, last_seen = _quoted(Seat, "last_seen")
+        now = Seat._meta.get_field("last_seen").get_db_prep_save(timezone.now(), connection)
         update = f"UPDATE {table} SET {last_seen} = %s WHERE {key} IN ({{}})"  # noqa: S608
         _in_parts(update, seen, [now])
 
@@ -658,10 +647,7 @@ def _in_parts(sql: str, ids: list[int], params: list[Any] | None = None) -> list
 def presence(tables: list[int]) -> list[tuple[int, int, datetime | None]]:
     """Each seat's id, table and `last_seen`, at `tables`, as the ORM reads them (a plain
     statement: the ORM looked up `settings.USE_TZ` for every seat of a heartbeat round)."""
-    quote = connection.ops.quote_name
-    meta = Seat._meta
-    table, key = quote(meta.db_table), quote(meta.pk.column)
-    at, seen = quote(meta.get_field("table").column), quote(meta.get_field("last_seen").column)
+    table, key, at, seen = _quoted(Seat, "table", "last_seen")
     rows = _in_parts(f"SELECT {key}, {at}, {seen} FROM {table} WHERE {at} IN ({{}})", tables)  # noqa: S608
     # SQLite hands back the UTC moment without its zone, PostgreSQL with it.
     zone = connection.timezone if settings.USE_TZ else None
@@ -676,10 +662,7 @@ def presence(tables: list[int]) -> list[tuple[int, int, datetime | None]]:
 
 
 def versions(tables: list[int]) -> dict[int, int]:
-    quote = connection.ops.quote_name
-    meta = Table._meta
-    table, key = quote(meta.db_table), quote(meta.pk.column)
-    version = quote(meta.get_field("version").column)
+    table, key, version = _quoted(Table, "version")
     return dict(_in_parts(f"SELECT {key}, {version} FROM {table} WHERE {key} IN ({{}})", tables))  # noqa: S608
 
 
