@@ -14,7 +14,7 @@ from channels.testing import WebsocketCommunicator
 
 from games.models import Table
 from games.services import store, tables
-from tests.personas import Cast, guest, member
+from tests.personas import Cast, Persona, guest, member
 from tests.tables import ORIGIN, Phone, aseat_people, connect, live_attrs
 from toepen_site.asgi import application
 
@@ -360,15 +360,15 @@ async def test_a_reconnecting_phone_gets_the_full_current_view(klaver: Cast) -> 
     await again.close()
 
 
+@database_sync_to_async
+def speaks_dutch(person: Persona) -> None:
+    person.user.language = "nl"
+    person.user.save(update_fields=["language"])
+
+
 async def test_a_dutch_player_is_refused_in_dutch(klaver: Cast) -> None:
     table = await started_table(klaver)
-
-    @database_sync_to_async
-    def speaks_dutch() -> None:
-        klaver.anna.user.language = "nl"
-        klaver.anna.user.save(update_fields=["language"])
-
-    await speaks_dutch()
+    await speaks_dutch(klaver.anna)
     anna = await connect(klaver.anna, table.code)
     await refused(
         anna, {"act": "knock", "seat": 1, "id": "nl1", "hand": HAND}, "Dat is niet jouw plaats."
@@ -380,13 +380,7 @@ async def test_phones_at_one_table_each_see_its_change_in_their_own_language(
     klaver: Cast,
 ) -> None:
     table = await started_table(klaver)
-
-    @database_sync_to_async
-    def speaks_dutch() -> None:
-        klaver.anna.user.language = "nl"
-        klaver.anna.user.save(update_fields=["language"])
-
-    await speaks_dutch()
+    await speaks_dutch(klaver.anna)
     anna = await connect(klaver.anna, table.code)
     bram = await connect(klaver.bram, table.code)
     await bram.send(await knock_frame_for(table, 1, "knock1"))
