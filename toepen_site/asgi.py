@@ -1,6 +1,7 @@
 """ASGI entry point: HTTP through Django, websockets through Channels (served by daphne or
 uvicorn: README, "Which server")."""
 
+import gc
 import os
 
 from django.core.asgi import get_asgi_application
@@ -31,3 +32,12 @@ application = ProtocolTypeRouter(
 # Daphne has no lifespan events: start the table clock as soon as its loop runs, so pending
 # deadlines fire after a restart even before any phone reconnects (uvicorn: `lifespan`).
 start_with_server()
+
+# The server's heap holds every table's snapshot, and a change frees almost all it makes by
+# reference counting, so the cycle collector finds little: at the default thresholds (2,000
+# objects) it ran hundreds of times a minute at 512 tables, one pass holding the loop for up to
+# 50 ms and a full pass over the snapshots for 200 ms, the slowest actions' wait. Freeze what
+# start-up made (a full pass no longer walks it) and collect the youngest objects every 50,000
+# left alive instead of every 2,000 (docs/history/live-speed.md, seventh session).
+gc.freeze()
+gc.set_threshold(50_000, 20, 100)
