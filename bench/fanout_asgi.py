@@ -46,7 +46,32 @@ class LeanFanoutConsumer(DirectDispatch, FanoutConsumer):
     (`FANOUT_LEAN_DISPATCH=1` in the environment), never the floor the target is measured by."""
 
 
+class RawFanout:
+    """The same fan-out as a bare ASGI application, without Channels or a channel layer: what
+    the ASGI server's own websocket frames cost, under any consumer (`FANOUT_RAW=1` in the
+    environment): a side figure too, never the floor the target is measured by."""
+
+    def __init__(self) -> None:
+        self.tables: dict[str, set[Any]] = {}
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        members = self.tables.setdefault(scope["path"].rstrip("/").rpartition("/")[2], set())
+        while True:
+            message = await receive()
+            if message["type"] == "websocket.connect":
+                await send({"type": "websocket.accept"})
+                members.add(send)
+            elif message["type"] == "websocket.receive":
+                frame = {"type": "websocket.send", "text": message.get("text")}
+                for member in list(members):
+                    await member(frame)
+            elif message["type"] == "websocket.disconnect":
+                members.discard(send)
+                return
+
+
 LEAN = os.environ.get("FANOUT_LEAN_DISPATCH") == "1"
+RAW = os.environ.get("FANOUT_RAW") == "1"
 consumer = LeanFanoutConsumer if LEAN else FanoutConsumer
 
 
@@ -63,7 +88,9 @@ async def lifespan(scope: dict[str, Any], receive: Any, send: Any) -> None:
 
 application = ProtocolTypeRouter(
     {
-        "websocket": URLRouter([path("ws/fanout/<str:table>/", consumer.as_asgi())]),
+        "websocket": (
+            RawFanout() if RAW else URLRouter([path("ws/fanout/<str:table>/", consumer.as_asgi())])
+        ),
         "lifespan": lifespan,
     }
 )

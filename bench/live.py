@@ -525,9 +525,10 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         "pace_actions_per_table_s": 1 / PACE_SECONDS,
         "seconds_per_step": args.seconds,
         "conn_max_age": args.conn_max_age,
-        # The fan-out without Channels' trip to the database thread per message (a side
-        # figure; bench/fanout_asgi.py).
+        # The fan-out without Channels' trip to the database thread per message, or without
+        # Channels at all (side figures; bench/fanout_asgi.py).
         "fanout_lean_dispatch": os.environ.get("FANOUT_LEAN_DISPATCH") == "1",
+        "fanout_raw": os.environ.get("FANOUT_RAW") == "1",
         "configs": {},
     }
     with tempfile.TemporaryDirectory(prefix="toepen-bench-") as tmp:
