@@ -88,7 +88,9 @@ def build_context(
     speak(language)
     if shared is None:
         shared = Shared()
-    now = shared.setdefault("now", now or timezone.now())
+    if "now" not in shared:  # the first view of a pass reads the clock; the others share it
+        shared["now"] = now or timezone.now()
+    now = shared["now"]
     table = state.table
     hand = state.hand
     active = viewer.active
