@@ -117,23 +117,43 @@ def refresh_presence(seen: Iterable[tuple[int, int, datetime | None]]) -> None:
     table and `last_seen`, read afresh from the database), copied into the snapshots: a change
     made from a snapshot plans the grace deadlines of dropped phones from them
     (`services.act_here`), and between two reads of the table's row only heard changes move a
-    snapshot on."""
+    snapshot on. The new snapshots are made outside the lock, which the event loop takes for
+    every change: a table that moved on meanwhile is refreshed again, as it is then."""
     by_table: dict[int, dict[int, datetime | None]] = {}
     for pk, table_id, last_seen in seen:
         by_table.setdefault(table_id, {})[pk] = last_seen
     with _played_lock:
-        for table_id, times in by_table.items():
-            state = _views.get(table_id)
-            if state is None:
+        read = {table_id: _views.get(table_id) for table_id in by_table}
+    made = {
+        table_id: _with_presence(state, by_table[table_id])
+        for table_id, state in read.items()
+        if state is not None
+    }
+    with _played_lock:
+        for table_id, state in read.items():
+            current = _views.get(table_id)
+            if current is None:
                 continue
-            fresh = []
-            for seat in state.seats:
-                if times.get(seat.pk, seat.last_seen) != seat.last_seen:
-                    seat = copy.copy(seat)
-                    seat.last_seen = times[seat.pk]
-                fresh.append(seat)
-            if any(a is not b for a, b in zip(fresh, state.seats, strict=True)):
-                _views[table_id] = dataclasses.replace(state, seats=fresh).same_rules_as(state)
+            fresh = (
+                made.get(table_id)
+                if current is state
+                else _with_presence(current, by_table[table_id])
+            )
+            if fresh is not None:
+                _views[table_id] = fresh
+
+
+def _with_presence(state: TableState, times: dict[int, datetime | None]) -> TableState | None:
+    """`state` with its seats' `last_seen` as `times` has them; None when none changed."""
+    fresh = []
+    for seat in state.seats:
+        if times.get(seat.pk, seat.last_seen) != seat.last_seen:
+            seat = copy.copy(seat)
+            seat.last_seen = times[seat.pk]
+        fresh.append(seat)
+    if all(a is b for a, b in zip(fresh, state.seats, strict=True)):
+        return None
+    return dataclasses.replace(state, seats=fresh).same_rules_as(state)
 
 
 def view_state(table_id: int, at_least: int | None = None) -> TableState:

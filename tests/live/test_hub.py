@@ -234,6 +234,34 @@ def test_new_states_of_a_table_keep_its_parsed_rules(klaver: Cast, monkeypatch) 
     assert "rules" not in again.__dict__ and again.rules == rules
 
 
+def test_a_heartbeat_round_refreshes_a_snapshot_that_moved_on_while_it_made_the_new_ones(
+    klaver: Cast, monkeypatch
+) -> None:
+    """The round makes the new snapshots outside the lock the event loop takes for every
+    change: a change remembered meanwhile is neither undone nor left without the presence."""
+    table = four_people_table(klaver)
+    snapshots._views.clear()
+    before = load_state(Table.objects.get(pk=table.pk))
+    remember(before)
+    newer = snapshots.editable_copy(before)
+    newer.table.version += 1
+    seat = Seat.objects.get(table_id=table.pk, index=1)
+    heard = timezone.now() + timedelta(seconds=5)
+    make = snapshots._with_presence
+
+    def meanwhile(state: TableState, times: dict) -> TableState | None:
+        if snapshots._views[table.pk] is before:
+            remember(newer)  # a change of the table, written on the loop while the round works
+        return make(state, times)
+
+    monkeypatch.setattr(snapshots, "_with_presence", meanwhile)
+    snapshots.refresh_presence([(seat.pk, table.pk, heard)])
+    now = snapshots._views[table.pk]
+    assert now.table.version == before.table.version + 1
+    assert now.seats[1].last_seen == heard
+    assert newer.seats[1].last_seen != heard  # the remembered state itself is never changed
+
+
 def play_out_the_hand(klaver: Cast, table: Table, published: list[TableState]) -> TableState:
     """Cards (and stays) until the hand ends; the table as it was before the last card."""
     step = 0
