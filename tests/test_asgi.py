@@ -26,3 +26,28 @@ def test_the_server_freezes_what_start_up_made_and_collects_the_young_rarely():
     assert youngest >= 50_000
     # Django's and the app's modules, settings and URL patterns: tens of thousands of objects.
     assert frozen > 10_000
+
+
+async def test_a_socket_gets_its_session_and_sends_its_frames_without_the_session_wrapper():
+    from django.conf import settings
+
+    from toepen_site.sessions import SocketSessionMiddleware
+
+    seen = {}
+
+    async def inner(scope, receive, send):
+        seen["session_key"] = scope["session"].session_key
+        seen["send"] = send
+
+    async def server_send(message):
+        pass
+
+    cookie = {settings.SESSION_COOKIE_NAME: "a-session-key"}
+    app = SocketSessionMiddleware(inner)
+    await app({"type": "websocket", "cookies": cookie}, None, server_send)
+    # The browser's session is in the scope, and the frames go straight to the server.
+    assert seen["session_key"] == "a-session-key"
+    assert seen["send"] is server_send
+    # An HTTP response still goes through Channels' wrapper, which saves the session.
+    await app({"type": "http", "cookies": cookie}, None, server_send)
+    assert seen["send"] is not server_send

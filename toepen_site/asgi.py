@@ -9,12 +9,12 @@ from django.core.asgi import get_asgi_application
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "toepen_site.settings")
 django_asgi_app = get_asgi_application()
 
-from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from games.live.clock import lifespan, start_with_server  # noqa: E402
 from games.live.routing import websocket_urlpatterns  # noqa: E402
 from toepen_site.security import SameOriginValidator  # noqa: E402
+from toepen_site.sessions import socket_auth_stack  # noqa: E402
 from toepen_site.unavailable import DatabaseDownGuard  # noqa: E402
 
 application = ProtocolTypeRouter(
@@ -22,7 +22,7 @@ application = ProtocolTypeRouter(
         "http": django_asgi_app,
         # Scheme, host and port of the Origin, not only its host (toepen_site/security.py).
         "websocket": SameOriginValidator(
-            DatabaseDownGuard(AuthMiddlewareStack(URLRouter(websocket_urlpatterns)))
+            DatabaseDownGuard(socket_auth_stack(URLRouter(websocket_urlpatterns)))
         ),
         # uvicorn starts the table clock with the server through the lifespan protocol.
         "lifespan": lifespan,
