@@ -17,7 +17,9 @@ from typing import Any
 
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
+from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncWebsocketConsumer
+from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import DatabaseError
 from django.utils import translation
@@ -56,6 +58,22 @@ class DirectDispatch:
     trip queued every frame from a phone behind whatever the thread was doing (a deal, a
     hand's end, heartbeats): an action decided on the loop, or a refused frame, waited for it
     although it needs nothing from that thread."""
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        """Channels' loop over the socket's messages, without its task and `asyncio.wait` for
+        each one when the consumer has no channel layer to listen to as well (the phones'
+        consumers: their process's hub tells them of changes); with a layer, Channels' own."""
+        if get_channel_layer(self.channel_layer_alias) is not None:
+            await super().__call__(scope, receive, send)
+            return
+        self.scope = scope
+        self.channel_layer = None
+        self.base_send = send
+        try:
+            while True:
+                await self.dispatch(await receive())
+        except StopConsumer:
+            pass  # the socket closed: the consumer is done, as under Channels' loop
 
     async def dispatch(self, message: dict[str, Any]) -> None:
         handler = getattr(self, get_handler_name(message), None)
