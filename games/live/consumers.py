@@ -343,7 +343,13 @@ class TableConsumer(DirectDispatch, AsyncWebsocketConsumer):
             can_close=self.can_close,
             ack=ack or "",
         )
-        if translation.get_language() == self.language:
+        # The language active around a render pass is asked once for all its phones.
+        active = shared.get("active language") if shared is not None else None
+        if active is None:
+            active = translation.get_language()
+            if shared is not None:
+                shared["active language"] = active
+        if active == self.language:
             return render_view(state, viewer, shared=shared)  # most phones: no switch to make
         with translation.override(self.language):
             return render_view(state, viewer, shared=shared)
