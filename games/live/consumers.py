@@ -344,11 +344,11 @@ class TableConsumer(DirectDispatch, AsyncWebsocketConsumer):
             ack=ack or "",
         )
         # The language active around a render pass is asked once for all its phones.
-        active = shared.get("active language") if shared is not None else None
+        active = shared.get("active_language") if shared is not None else None
         if active is None:
             active = translation.get_language()
             if shared is not None:
-                shared["active language"] = active
+                shared["active_language"] = active
         if active == self.language:
             return render_view(state, viewer, shared=shared)  # most phones: no switch to make
         with translation.override(self.language):
