@@ -349,10 +349,10 @@ class TableConsumer(DirectDispatch, AsyncWebsocketConsumer):
             active = translation.get_language()
             if shared is not None:
                 shared["active_language"] = active
-        if active == self.language:
-            return render_view(state, viewer, shared=shared)  # most phones: no switch to make
+        if active == self.language:  # most phones: no switch to make
+            return render_view(state, viewer, shared=shared, language=active)
         with translation.override(self.language):
-            return render_view(state, viewer, shared=shared)
+            return render_view(state, viewer, shared=shared, language=self.language)
 
     async def send_error(
         self, message: str | Promise, code: str = "bad_frame", action_id: Any = None

@@ -22,10 +22,8 @@ from games.models import Seat, Table
 from games.services.conf import pace
 from games.services.refusals import refusal_message
 from games.services.state import TableState
-from games.view.html import _, error_html, live_html, speak
+from games.view.html import SUIT_NAMES, SUIT_SYMBOLS, _, error_html, live_html, speak
 
-SUIT_SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
-SUIT_NAMES = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
 LAUNDRY_BUTTONS = frozenset({"exchange", "challenge", "ready"})
 
 
@@ -83,9 +81,15 @@ class Shared(dict[str, Any]):
 
 
 def build_context(
-    state: TableState, viewer: Viewer, now: datetime | None = None, shared: Shared | None = None
+    state: TableState,
+    viewer: Viewer,
+    now: datetime | None = None,
+    shared: Shared | None = None,
+    language: str | None = None,
 ) -> dict[str, Any]:
-    language = translation.get_language()
+    """`viewer`'s view of `state` as a context for games.view.html, in `language` (the active
+    one when not given; a caller that knows it saves asking for it)."""
+    language = language or translation.get_language()
     speak(language)
     if shared is None:
         shared = Shared()
@@ -524,10 +528,15 @@ def _rubber_result(state: TableState) -> dict[str, Any] | None:
 
 
 def render_view(
-    state: TableState, viewer: Viewer, csrf_token: str = "", shared: Shared | None = None
+    state: TableState,
+    viewer: Viewer,
+    csrf_token: str = "",
+    shared: Shared | None = None,
+    language: str | None = None,
 ) -> str:
-    """`viewer`'s view of `state`; views of one version rendered together pass one `shared`."""
-    return live_html(build_context(state, viewer, shared=shared), csrf_token)
+    """`viewer`'s view of `state` (in `language`, the active one when not given); views of one
+    version rendered together pass one `shared`."""
+    return live_html(build_context(state, viewer, shared=shared, language=language), csrf_token)
 
 
 def render_error(message: str, code: str = "", action_id: str = "") -> str:

@@ -21,6 +21,8 @@ from django.urls import reverse
 from django.utils import translation
 
 NO_LIVES = "\u2013"  # an en dash: no lives to show (a free seat before the rubber)
+SUIT_SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
+SUIT_NAMES = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
 
 
 # The language of the view being rendered in this thread, read once per view: Django's own
@@ -64,19 +66,31 @@ def _opt(value: object) -> str:
     return "" if value is None else _e(value)
 
 
+def _number(value: int | None) -> str:
+    """A seat or a count, or '' for None (digits: nothing to escape)."""
+    return "" if value is None else str(value)
+
+
 def card_html(card: Any) -> str:
     """One playing card (a `games.view.context.CardView`)."""
-    suits = {
+    return _card_html(card.token, _rendering.language)
+
+
+@functools.lru_cache(maxsize=512)
+def _card_html(token: str, language: str) -> str:
+    """A card's markup in `language` (kept: 32 cards in three languages)."""
+    rank, suit = token[:-1], token[-1]
+    name = {
         "C": pgettext("suit", "clubs"),
         "D": pgettext("suit", "diamonds"),
         "H": pgettext("suit", "hearts"),
         "S": pgettext("suit", "spades"),
-    }
-    red = " is-red" if card.suit in "DH" else ""
+    }[suit]
+    red = " is-red" if suit in "DH" else ""
     return (
-        f'<span role="img" class="card suit-{card.suit_name}{red}" data-card="{card.token}" '
-        f'aria-label="{_e(card.rank)} {_e(suits[card.suit])}">{card.rank}'
-        f'<span class="suit" aria-hidden="true">{card.symbol}</span></span>'
+        f'<span role="img" class="card suit-{SUIT_NAMES[suit]}{red}" data-card="{token}" '
+        f'aria-label="{_e(rank)} {_e(name)}">{rank}'
+        f'<span class="suit" aria-hidden="true">{SUIT_SYMBOLS[suit]}</span></span>'
     )
 
 
@@ -96,9 +110,9 @@ def live_html(c: dict[str, Any], csrf_token: str = "") -> str:
         '<div id="table-live" class="live" hx-swap-oob="true"'
         f' data-version="{c["version"]}" data-status="{_e(c["status"])}"'
         f' data-rubber="{c["rubber_number"]}" data-hand="{c["hand_number"]}"'
-        f' data-step="{c["step"]}" data-active="{_opt(c["active"])}"'
-        f' data-privacy="{_opt(c["privacy_for"])}" data-seats="{_e(c["my_seats"])}"'
-        f' data-knocks="{c["knocks_total"]}" data-knocker="{_opt(c["last_knocker"])}"'
+        f' data-step="{c["step"]}" data-active="{_number(c["active"])}"'
+        f' data-privacy="{_number(c["privacy_for"])}" data-seats="{c["my_seats"]}"'
+        f' data-knocks="{c["knocks_total"]}" data-knocker="{_number(c["last_knocker"])}"'
         f' data-turn="{1 if c["my_turn"] else 0}" data-in="{1 if c["in_hand"] else 0}"'
         f' data-out="{1 if c["out"] else 0}" data-paused="{1 if c["paused"] else 0}"'
         + (f' data-ack="{_e(c["ack"])}">' if c["ack"] else ">")
@@ -363,7 +377,7 @@ def _hand(c: dict[str, Any]) -> str:
         classes = "hand can-fold" if fold_vals else "hand"
         fold = f" data-fold='{_e(fold_vals)}'" if fold_vals else ""
         cards = []
-        hand_name = _e(c["hand_name"])
+        hand_name = c["hand_name"]  # "rubber/hand": digits
         for card in c["my_cards"]:
             if card.legal:
                 cards.append(
@@ -394,9 +408,15 @@ def _hand(c: dict[str, Any]) -> str:
 
 
 def _button(action: dict[str, Any]) -> str:
+    return _button_markup(action["act"], action["vals_json"], action["text"])
+
+
+@functools.lru_cache(maxsize=4096)
+def _button_markup(act: str, vals_json: str, text: str) -> str:
+    """A button (the same few recur hand after hand)."""
     return (
-        f'<button class="action action-{action["act"]}" ws-send'
-        f" hx-vals='{_e(action['vals_json'])}'>{_e(action['text'])}</button>"
+        f'<button class="action action-{act}" ws-send'
+        f" hx-vals='{_e(vals_json)}'>{_e(text)}</button>"
     )
 
 
