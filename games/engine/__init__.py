@@ -5,6 +5,7 @@ hand = Hand.slate_hand(rules, lives, dealer)  # real cards: the app keeps the sl
 legal_actions(hand, seat)      # what a seat may do now, in turn or not
 apply(hand, action)            # validate and apply in place, or raise IllegalAction
 observe(hand, seat)            # what a seat (None: a spectator) may see
+public_fields(hand)            # what every seat sees alike (observe's for several seats)
 replay(record)                 # a toepen-hand/1 record -> its toepen-result/1
 replayed(record)               # a toepen-hand/1 record -> its Hand, every action applied
 """
@@ -15,7 +16,7 @@ from .actions import Action, announce, challenge, exchange, fold, knock, last_tr
 from .cards import TOKENS, CardError, card_from_token, token
 from .errors import ERROR_CODES, BadRecord, EngineError, IllegalAction
 from .hand import Hand, Trick
-from .observe import Observation, observe
+from .observe import Observation, observe, public_fields
 from .record import parse_action, parse_record, replay, replay_parsed, replayed
 from .rubber import Rubber, RubberOver
 from .rules import (
@@ -70,6 +71,7 @@ __all__ = [
     "parse_action",
     "parse_record",
     "play",
+    "public_fields",
     "replay",
     "replay_parsed",
     "replayed",

@@ -10,7 +10,7 @@ a reason, and `plan` is everything the table will do by itself, each with its mo
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -49,7 +49,12 @@ def allowed(hand: Hand, seat: int, in_laundry: bool) -> list[Action]:
     """What the table takes from `seat` (a hand seat) now: in the laundry window the laundry
     alone; outside it never the laundry, though the engine's stays open until the first other
     action."""
-    return [a for a in hand.legal_actions(seat) if (a.act in LAUNDRY_ACTS) == in_laundry]
+    return in_window(hand.legal_actions(seat), in_laundry)
+
+
+def in_window(legal: Iterable[Action], in_laundry: bool) -> list[Action]:
+    """Of a seat's legal actions (`Hand.legal_actions`), those the table's window takes now."""
+    return [a for a in legal if (a.act in LAUNDRY_ACTS) == in_laundry]
 
 
 def check_window(action: Action, in_laundry: bool) -> None:

@@ -104,7 +104,11 @@ class TableState:
     def held_by(self, holder: Holder) -> list[int]:
         return [seat.index for seat in self.seats if holder.holds(seat)]
 
-    def observe(self, table_seat: int | None) -> Observation | None:
+    def observe(
+        self, table_seat: int | None, public: dict[str, Any] | None = None
+    ) -> Observation | None:
+        """`table_seat`'s observation of the hand (`public`: the hand's `public_fields`, when
+        the caller observes it for several seats)."""
         if self.hand is None:
             return None
         hand_seat = None if table_seat is None else self.hand_seat(table_seat)
@@ -114,7 +118,7 @@ class TableState:
             # there next.
             hand_seat = None
         # A player who is out of the rubber watches like a spectator.
-        return observe(self.hand, hand_seat)
+        return observe(self.hand, hand_seat, public)
 
     def engine_rubber(self) -> EngineRubber:
         assert self.rubber is not None

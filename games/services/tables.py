@@ -18,7 +18,6 @@ requests or sockets.
 from __future__ import annotations
 
 import copy
-import dataclasses
 import logging
 import random
 import re
@@ -741,7 +740,7 @@ def _think(state: TableState, step: Step) -> Action | None:
     hand_seat = state.hand_seat(step.seat)
     assert state.hand is not None and hand_seat is not None
     legal = table_rules.allowed(state.hand, hand_seat, step.kind == "bot_laundry")
-    observation = dataclasses.replace(observation, legal=tuple(legal))
+    observation = observation._replace(legal=tuple(legal))
     bot = players.bot_for(state, step.seat)
     return players.decide(bot, observation, state.rules)
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from django.utils import timezone, translation
 
-from games.engine import TOKENS, Action, HouseRules, Observation
+from games.engine import TOKENS, Action, HouseRules, Observation, public_fields
 from games.engine import table as table_rules
 from games.models import Seat, Table
 from games.services.conf import pace
@@ -105,9 +105,10 @@ def build_context(
     # In the laundry every player of the phone may act, so each one not yet done with it is
     # due in turn (her "done" passes the phone on).
     privacy_for = None
+    in_laundry = public["laundry_open"] if public is not None else state.laundry_open(now)
     if len(viewer.seats) > 1:
         waiting = [seat for seat in due if seat in viewer.seats]
-        if state.laundry_open(now):
+        if in_laundry:
             washing = [
                 seat
                 for seat in viewer.seats
@@ -120,9 +121,13 @@ def build_context(
             privacy_for = viewer.seats[0]
     if privacy_for is not None:
         active = None
-    observation: Observation | None = state.observe(active) if hand is not None else None
-    if observation is None and hand is not None:
-        observation = state.observe(None)
+    observation: Observation | None = None
+    if hand is not None:
+        # What every seat sees alike of the hand is gathered once for the phones of a pass.
+        fields = shared.get("observed")
+        if fields is None:
+            fields = shared["observed"] = public_fields(hand)
+        observation = state.observe(active, fields)
     if public is None:
         # Every seat's observation shows the same of the table; only the hand and the legal
         # actions are its own.
@@ -134,12 +139,13 @@ def build_context(
     knock: dict[str, Any] | None = None
     fold_vals = ""
     if observation is not None and active_hand_seat is not None and observation.hand is not None:
-        # Exactly the cards the table takes now (none while the laundry is open).
-        allowed = table_rules.allowed(hand, active_hand_seat, state.laundry_open(now))
+        # Exactly the cards the table takes now (none while the laundry is open): the seat's
+        # own observation lists what the engine allows her.
+        allowed = table_rules.in_window(observation.legal, in_laundry)
         playable = {a.card for a in allowed if a.act == "play"}
         my_cards = [card_view(card, card in playable) for card in observation.hand]
-        actions = _actions(state, observation, active, now)
-        knock = _knock_button(state, observation, active_hand_seat, actions, now)
+        actions = _actions(state, allowed, active, in_laundry)
+        knock = _knock_button(state, observation, active_hand_seat, actions, in_laundry)
         fold = next((a for a in actions if a["act"] == "fold"), None)
         fold_vals = fold["vals_json"] if fold is not None else ""
 
@@ -147,8 +153,7 @@ def build_context(
     laundry = [a for a in actions if a["act"] in LAUNDRY_BUTTONS]
     # The phone's players as the rubber stands: out (no lives left) when every one of them is,
     # and still in the hand (not folded) when any one is; a knock is no cue for the others.
-    lives = {p["index"]: p["lives"] for p in public["players"]}
-    in_hand = {p["index"] for p in public["players"] if p["in_hand"] and not p["folded"]}
+    lives, in_hand = public["lives_by_seat"], public["in_hand_seats"]
     return {
         **public,
         "shared": shared,
@@ -241,6 +246,7 @@ def _public_context(
                     "clean": clean,
                 }
             )
+    players = [_player(state, seat, observation, due, away) for seat in state.seats]
     return {
         "table": table,
         "version": table.version,
@@ -253,7 +259,9 @@ def _public_context(
         "step": len(hand.actions) if hand is not None else 0,
         "rules": state.rules,
         "due": due,
-        "players": [_player(state, seat, observation, due, away) for seat in state.seats],
+        "players": players,
+        "lives_by_seat": {p["index"]: p["lives"] for p in players},
+        "in_hand_seats": {p["index"] for p in players if p["in_hand"] and not p["folded"]},
         "stake": observation.stake if observation is not None else None,
         "trick": trick,
         "last_trick": last_trick,
@@ -376,17 +384,16 @@ def _answer_seconds(state: TableState, now: datetime) -> int | None:
 
 
 def _actions(
-    state: TableState, observation: Observation, seat: int | None, now: datetime
+    state: TableState, allowed: list[Action], seat: int | None, in_laundry: bool
 ) -> list[dict[str, Any]]:
-    """The buttons for the shown seat: every legal action but the cards (those are the cards)."""
+    """The buttons for the shown seat: every action the table takes from her now
+    (`allowed`) but the cards (those are the cards)."""
     if seat is None:
         return []
-    laundry = state.laundry_open(now)
     hand = state.hand_name()  # every button names the hand it was shown for
-    allowed = set(table_rules.allowed(state.hand, state.hand_seat(seat), laundry))
     buttons = []
-    for action in observation.legal:
-        if action.act == "play" or action not in allowed:
+    for action in allowed:
+        if action.act == "play":
             continue
         vals: dict[str, Any] = {"act": action.act, "seat": seat, "hand": hand}
         label = action.act
@@ -398,7 +405,7 @@ def _actions(
             vals["kind"] = action.kind
             label = f"announce:{action.kind}"
         buttons.append(_button(action.act, label, vals))
-    if laundry and seat not in state.table.laundry_ready:
+    if in_laundry and seat not in state.table.laundry_ready:
         buttons.append(_button("ready", "ready", {"type": "ready", "seat": seat, "hand": hand}))
     return buttons
 
@@ -408,7 +415,7 @@ def _knock_button(
     observation: Observation,
     hand_seat: int,
     actions: list[dict[str, Any]],
-    now: datetime,
+    in_laundry: bool,
 ) -> dict[str, Any] | None:
     """The knock button for the shown seat while her hand is on: why not, when she may not."""
     hand = state.hand
@@ -418,7 +425,7 @@ def _knock_button(
     if offered is not None:
         return {**offered, "reason": ""}
     try:
-        table_rules.verify(hand, Action(hand_seat, "knock"), state.laundry_open(now))
+        table_rules.verify(hand, Action(hand_seat, "knock"), in_laundry)
         reason = ""  # allowed after all (the buttons and the rules agree: never shown)
     except table_rules.Refused as refused:
         if refused.reason == "laundry_open":

@@ -136,7 +136,7 @@ def test_every_step_the_table_plans_is_one_the_table_takes(
             observation = observe(hand, step.seat)
             allowed = table_rules.allowed(hand, step.seat, in_laundry)
             assert allowed, "a due seat always has something to do"
-            choice = table_rules.auto_action(dataclasses.replace(observation, legal=tuple(allowed)))
+            choice = table_rules.auto_action(observation._replace(legal=tuple(allowed)))
             assert accepts(hand, choice, in_laundry)
             if any(a.act == "stay" for a in allowed):
                 assert choice.act == "fold"  # an answer due: the table folds for her
@@ -164,7 +164,7 @@ def test_the_table_plays_the_lowest_card_and_between_equal_ranks_clubs_first() -
     def playing(*tokens: str) -> Action:
         legal = tuple(Action(0, "play", card=card_from_token(t)) for t in tokens)
         hand = Hand.deal(HouseRules(), [10, 10, 10], 0, 1)
-        observation = dataclasses.replace(observe(hand, 0), legal=legal, awaiting=())
+        observation = observe(hand, 0)._replace(legal=legal, awaiting=())
         return table_rules.auto_action(observation)
 
     assert playing("KH", "JS", "10C").card == card_from_token("JS")
