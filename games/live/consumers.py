@@ -328,11 +328,14 @@ class TableConsumer(DirectDispatch, AsyncWebsocketConsumer):
             return state.table.version, None
         return state.table.version, self.render(state)
 
-    def render(self, state: TableState, shared: Shared | None = None) -> str:
+    def render(
+        self, state: TableState, shared: Shared | None = None, seats: tuple[int, ...] | None = None
+    ) -> str:
         """This phone's view of `state`, from its own seats' observation only (`shared`: what
-        the views of the same version rendered with it share, games.view.context.Shared)."""
+        the views of the same version rendered with it share, games.view.context.Shared;
+        `seats`: what its holder holds in `state`, when the caller has asked already)."""
         # Seats can change between rubbers (a phone takes another seat): ask again each time.
-        self.seats = tuple(state.held_by(self.holder))
+        self.seats = tuple(state.held_by(self.holder)) if seats is None else seats
         ack = state.taken if state.taken in self.awaiting else None
         if ack is not None:
             self.answers[ack] = state.table.version

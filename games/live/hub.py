@@ -58,7 +58,9 @@ class Phone(Protocol):
 
     async def beat(self) -> None: ...
 
-    def render(self, state: TableState, shared: Shared | None = None) -> str: ...
+    def render(
+        self, state: TableState, shared: Shared | None = None, seats: tuple[int, ...] | None = None
+    ) -> str: ...
 
     async def deliver(self, version: int, html: str | None) -> None:
         """Send the view (None: the phone may no longer see the table: close it)."""
@@ -288,7 +290,7 @@ def render_all(
         key = phone_key(phone, seats)
         html = rendered.get(key) if key is not None else None
         if html is None:
-            html = phone.render(state, shared)
+            html = phone.render(state, shared, seats)
             if key is not None:
                 rendered[key] = html
         frames.append((phone, version, html))

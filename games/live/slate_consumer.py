@@ -101,7 +101,9 @@ class SlateConsumer(TableConsumer):
         state = view_state(self.table_id)
         return state.table.version, self.render(state)
 
-    def render(self, state: TableState, shared: Shared | None = None) -> str:
+    def render(
+        self, state: TableState, shared: Shared | None = None, seats: tuple[int, ...] | None = None
+    ) -> str:
         with translation.override(self.language):
             return render_slate(state, self.can_keep)
 

@@ -60,7 +60,9 @@ class FakePhone:
     async def beat(self) -> None:
         pass
 
-    def render(self, state: TableState, shared: Shared | None = None) -> str:
+    def render(
+        self, state: TableState, shared: Shared | None = None, seats: tuple[int, ...] | None = None
+    ) -> str:
         self.renders += 1
         active = self.seats[0] if self.seats else None
         with translation.override(self.language):
