@@ -149,8 +149,21 @@ def build_context(
         fold = next((a for a in actions if a["act"] == "fold"), None)
         fold_vals = fold["vals_json"] if fold is not None else ""
 
-    answering = any(a["act"] == "stay" for a in actions)
-    laundry = [a for a in actions if a["act"] in LAUNDRY_BUTTONS]
+    # Stay and fold on a knock make the answer window, the laundry's buttons a sheet of their
+    # own (both over the felt); the rest sit beside the knock button.
+    acts = {a["act"] for a in actions}
+    answering = "stay" in acts
+    answer_actions: list[dict[str, Any]] = []
+    laundry: list[dict[str, Any]] = []
+    other_actions: list[dict[str, Any]] = []
+    for action in actions:
+        act = action["act"]
+        if answering and act in ("stay", "fold"):
+            answer_actions.append(action)
+        elif act in LAUNDRY_BUTTONS:
+            laundry.append(action)
+        elif act != "knock":
+            other_actions.append(action)
     # The phone's players as the rubber stands: out (no lives left) when every one of them is,
     # and still in the hand (not folded) when any one is; a knock is no cue for the others.
     lives, in_hand = public["lives_by_seat"], public["in_hand_seats"]
@@ -177,17 +190,9 @@ def build_context(
         "actions": actions,
         # The knock button stays in one place: enabled, or disabled with the engine's reason.
         "knock": knock,
-        # Stay and fold on a knock make the answer window, the laundry's buttons a sheet of
-        # their own (both over the felt); the rest sit beside the knock button.
-        "answer_actions": [a for a in actions if answering and a["act"] in ("stay", "fold")],
+        "answer_actions": answer_actions,
         "laundry_actions": laundry,
-        "other_actions": [
-            a
-            for a in actions
-            if a["act"] != "knock"
-            and a["act"] not in LAUNDRY_BUTTONS
-            and not (answering and a["act"] in ("stay", "fold"))
-        ],
+        "other_actions": other_actions,
         # The turn clock of the shown seat, when the table will act for her.
         "my_clock": public["clocks"].get(active) if active is not None else None,
         # What the phone's script needs to name gestures and give cues; never a rule decided
@@ -197,9 +202,7 @@ def build_context(
         "my_seats": " ".join(str(seat) for seat in viewer.seats),
         "ack": viewer.ack,
         "away_buttons": _away_buttons(state, active),
-        "challenge_cost": (
-            _challenge_cost(state.rules) if any(a["act"] == "challenge" for a in actions) else ""
-        ),
+        "challenge_cost": _challenge_cost(state.rules) if "challenge" in acts else "",
         "can_start": viewer.can_start
         and table.status in (Table.Status.WAITING, Table.Status.RUBBER_OVER),
         "can_close": viewer.can_close and table.status != Table.Status.CLOSED,
