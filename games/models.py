@@ -14,6 +14,7 @@ from django.db import models
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
+from games.encoding import ColumnEncoder
 from games.engine.rules import HouseRules
 
 # No 0/O, 1/I/L: a code is read aloud across a pub table and typed on a phone.
@@ -67,7 +68,7 @@ class Table(models.Model):
     )
     profile_name = models.CharField(_("house rules"), max_length=60, blank=True)
     # The exact rules the table started with: later edits of the profile never reach it.
-    rules_json = models.JSONField(_("rules"))
+    rules_json = models.JSONField(_("rules"), encoder=ColumnEncoder)
     seat_count = models.PositiveSmallIntegerField(_("seats"))
     allow_spectators = models.BooleanField(_("members may watch"), default=True)
     # The club night the table was opened in (nights.Night), if one was open then.
@@ -89,9 +90,13 @@ class Table(models.Model):
     # The laundry window: open until this moment (None: closed, or no laundry in these rules).
     laundry_until = models.DateTimeField(_("laundry window closes"), null=True, blank=True)
     # Seats that are done with the laundry; when every seat is, the window closes early.
-    laundry_ready = models.JSONField(_("ready after the laundry"), default=list, blank=True)
+    laundry_ready = models.JSONField(
+        _("ready after the laundry"), default=list, blank=True, encoder=ColumnEncoder
+    )
     # Computer players already offered an out-of-turn action at this version (who said no).
-    bots_offered = models.JSONField(_("computer players asked"), default=list, blank=True)
+    bots_offered = models.JSONField(
+        _("computer players asked"), default=list, blank=True, encoder=ColumnEncoder
+    )
     # When the answers now awaited fell due: the start of a simultaneous answer window.
     awaiting_since = models.DateTimeField(_("answers due since"), null=True, blank=True)
     # Nobody is at the table (every player's phone gone or away): its clock waits for someone
@@ -187,15 +192,15 @@ class Rubber(models.Model):
         Table, verbose_name=_("table"), on_delete=models.CASCADE, related_name="rubbers"
     )
     number = models.PositiveIntegerField(_("number"))
-    rules_json = models.JSONField(_("rules"))
+    rules_json = models.JSONField(_("rules"), encoder=ColumnEncoder)
     # Names per table seat, as they sat when the rubber started.
-    players = models.JSONField(_("players"))
+    players = models.JSONField(_("players"), encoder=ColumnEncoder)
     # Lives per table seat, carried from hand to hand; the dealer of the next hand (table seat).
-    lives = models.JSONField(_("lives"))
+    lives = models.JSONField(_("lives"), encoder=ColumnEncoder)
     dealer = models.PositiveSmallIntegerField(_("dealer"))
     over = models.BooleanField(_("over"), default=False)
     winner = models.PositiveSmallIntegerField(_("winner"), null=True, blank=True)
-    losers = models.JSONField(_("losers"), default=list)
+    losers = models.JSONField(_("losers"), default=list, encoder=ColumnEncoder)
     # Left unfinished (its table closed): it counts in no standings.
     abandoned = models.BooleanField(_("abandoned"), default=False)
     started_at = models.DateTimeField(_("started"), auto_now_add=True)
@@ -262,10 +267,10 @@ class PlayedHand(models.Model):
     )
     number = models.PositiveIntegerField(_("number"))
     # The table seat of each of the hand's seats (players who are out are not dealt in).
-    seats = models.JSONField(_("seats"))
-    record = models.JSONField(_("record"))
+    seats = models.JSONField(_("seats"), encoder=ColumnEncoder)
+    record = models.JSONField(_("record"), encoder=ColumnEncoder)
     complete = models.BooleanField(_("complete"), default=False)
-    result = models.JSONField(_("result"), null=True, blank=True)
+    result = models.JSONField(_("result"), null=True, blank=True, encoder=ColumnEncoder)
     started_at = models.DateTimeField(_("started"), auto_now_add=True)
     finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
 
