@@ -309,6 +309,11 @@ class TableConsumer(DirectDispatch, AsyncWebsocketConsumer):
         self, text_data: str | None = None, bytes_data: bytes | None = None, close: bool = False
     ) -> None:
         self.sent_at = time.monotonic()
+        if text_data is not None and not close:
+            # A view or an answer: the message Channels' two `send` methods would build, sent
+            # without their two calls (four or five frames an action at every table).
+            await self.base_send({"type": "websocket.send", "text": text_data})
+            return
         await super().send(text_data=text_data, bytes_data=bytes_data, close=close)
 
     async def send_view(self, force: bool = False) -> None:
