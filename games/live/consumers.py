@@ -15,6 +15,7 @@ import time
 from collections import deque
 from typing import Any
 
+import orjson
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.exceptions import StopConsumer
@@ -167,7 +168,7 @@ class TableConsumer(DirectDispatch, AsyncWebsocketConsumer):
             await self.send_error(_("Slow down: too many frames at once."))
             return
         try:
-            frame = json.loads(text_data)
+            frame = orjson.loads(text_data)  # a ValueError when it is not JSON
         except ValueError:
             await self.send_error(_("That frame is not JSON."))
             return

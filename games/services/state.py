@@ -85,6 +85,10 @@ class TableState:
         parsed = earlier.__dict__.get("rules")
         if parsed is not None and self.table.rules_json is earlier.table.rules_json:
             self.__dict__["rules"] = parsed
+        # The clock's view of the seats too: it is checked against the seats at each use.
+        seats = earlier.__dict__.get("clock_seats")
+        if seats is not None:
+            self.__dict__["clock_seats"] = seats
         return self
 
     def hand_seat(self, table_seat: int) -> int | None:
@@ -168,19 +172,11 @@ class TableState:
     def moment(self) -> table_rules.Moment:
         """The table as its clock's rules see it (games.engine.table)."""
         table = self.table
+        seats, away = self._clock_seats()
         return table_rules.Moment(
             hand=self.hand,
             hand_seats=self.hand_seats,
-            seats=[
-                table_rules.Seat(
-                    bot=bool(s.bot_level),
-                    last_seen=s.last_seen,
-                    # A slate's players have no phones: one keeps the slate for all.
-                    person=bool(s.holder_key) and not s.bot_level and not table.slate,
-                    back=s.back_at_deal,
-                )
-                for s in self.seats
-            ],
+            seats=seats,
             changed_at=table.changed_at,
             playing=table.status == Table.Status.PLAYING and self.rubber is not None,
             rubber_over=self.rubber is not None and self.rubber.over,
@@ -188,9 +184,32 @@ class TableState:
             laundry_ready=table.laundry_ready,
             bots_offered=table.bots_offered,
             awaiting_since=table.awaiting_since,
-            away=[seat.away for seat in self.seats],
+            away=away,
             paused=table.paused,
         )
+
+    def _clock_seats(self) -> tuple[tuple[table_rules.Seat, ...], tuple[str, ...]]:
+        """The seats as the clock sees them, and who is away; kept while the state holds the
+        same list of seats (a change to a seat makes a new list: `_changed_seat`,
+        `refresh_presence`), and passed on to the next state with the rules (`same_rules_as`):
+        the views and the deadlines ask for a moment at every change."""
+        kept = self.__dict__.get("clock_seats")
+        slate = self.table.slate
+        if kept is not None and kept[0] is self.seats and kept[1] == slate:
+            return kept[2], kept[3]
+        seats = tuple(
+            table_rules.Seat(
+                bot=bool(s.bot_level),
+                last_seen=s.last_seen,
+                # A slate's players have no phones: one keeps the slate for all.
+                person=bool(s.holder_key) and not s.bot_level and not slate,
+                back=s.back_at_deal,
+            )
+            for s in self.seats
+        )
+        away = tuple(seat.away for seat in self.seats)
+        self.__dict__["clock_seats"] = (self.seats, slate, seats, away)
+        return seats, away
 
     def away_seats(self, now: datetime) -> set[int]:
         """The seats of people whose phones have not been heard from lately."""

@@ -236,6 +236,31 @@ def test_new_states_of_a_table_keep_its_parsed_rules(klaver: Cast, monkeypatch) 
     assert "rules" not in again.__dict__ and again.rules == rules
 
 
+def test_the_clock_sees_the_seats_a_state_holds_now(klaver: Cast, monkeypatch) -> None:
+    """A state keeps the clock's view of its seats (and passes it on to the next state with the
+    rules), but never past a change of the seats: a heartbeat round's presence, a seat's own
+    change."""
+    table = four_people_table(klaver)
+    snapshots._views.clear()
+    before = load_state(Table.objects.get(pk=table.pk))
+    remember(before)
+    first = before.moment().seats
+    assert before.moment().seats is first  # kept while the seats are the same
+    moved = snapshots.editable_copy(before)
+    assert moved.moment().seats is first  # passed on with the rules
+    seat = Seat.objects.get(table_id=table.pk, index=1)
+    heard = timezone.now() + timedelta(seconds=7)
+    snapshots.refresh_presence([(seat.pk, table.pk, heard)])
+    fresh = snapshots._views[table.pk]
+    assert fresh.moment().seats[1].last_seen == heard
+    assert before.moment().seats[1].last_seen != heard
+    # A seat's own change (away on a break) makes a new list of seats: seen at once.
+    assert snapshots.editable_copy(fresh).moment().away == ("",) * len(fresh.seats)
+    away = snapshots.editable_copy(fresh)
+    tables._changed_seat(away, 2, away="break")
+    assert away.moment().away[2] == "break"
+
+
 def test_a_heartbeat_round_refreshes_a_snapshot_that_moved_on_while_it_made_the_new_ones(
     klaver: Cast, monkeypatch
 ) -> None:
