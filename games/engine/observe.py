@@ -140,7 +140,8 @@ def observe(hand: Hand, seat: int | None, public: dict[str, Any] | None = None) 
 
 def public_fields(hand: Hand) -> dict[str, Any]:
     """The fields of an observation of `hand` that every seat and a spectator see alike: no
-    seat's hidden card (only the hands shown with `open_hand`)."""
+    seat's hidden card (only the hands shown with `open_hand`). The observations made from one
+    of these share its values: like the observations themselves, they are only read."""
     n = hand.n
     return {
         "players": tuple(hand.players),
