@@ -67,8 +67,9 @@ def _opt(value: object) -> str:
 
 
 def _number(value: int | None) -> str:
-    """A seat or a count, or '' for None (digits: nothing to escape)."""
-    return "" if value is None else str(value)
+    """A seat or a count, or '' for None: digits, nothing to escape (anything but a number
+    fails here rather than reach the markup)."""
+    return "" if value is None else str(int(value))
 
 
 def card_html(card: Any) -> str:
