@@ -17,7 +17,6 @@ requests or sockets.
 
 from __future__ import annotations
 
-import copy
 import logging
 import random
 import re
@@ -52,7 +51,7 @@ from games.services import players, signals, store
 from games.services.access import is_member
 from games.services.conf import pace, seconds
 from games.services.refusals import engine_message, refusal_message
-from games.services.snapshots import editable_copy, editable_snapshot, read_state
+from games.services.snapshots import clone, editable_copy, editable_snapshot, read_state
 from games.services.state import Holder, TableState, finish_hand
 
 log = logging.getLogger(__name__)
@@ -138,7 +137,7 @@ def _changed_seat(state: TableState, index: int, **fields: Any) -> Seat:
     """A copy of seat `index` with `fields`, in `state`, written with the change (the state's
     seats may be a snapshot's, shared). Other processes read the table: more than the hand's
     actions changed."""
-    seat = copy.copy(state.seats[index])
+    seat = clone(state.seats[index])
     for name, value in fields.items():
         setattr(seat, name, value)
     state.seats = [seat if s.index == index else s for s in state.seats]
