@@ -423,6 +423,25 @@ class Hand:
         """Raise the IllegalAction that `apply(action)` would raise, changing nothing."""
         self.copy().apply(action)
 
+    def knock_refusal(self, seat: int) -> IllegalAction | None:
+        """The IllegalAction `apply` of a knock by `seat` would raise now, or None: `verify`
+        for a knock without copying the hand (a live view asks it for every phone), but in
+        the laundry, which the knock would end first."""
+        refusal = self._unplayable(seat)
+        if refusal is not None:
+            return refusal
+        if self.laundry:
+            return self.after_laundry()._knock_refusal(seat)
+        return self._knock_refusal(seat)
+
+    def _unplayable(self, seat: int) -> IllegalAction | None:
+        """Why the hand takes no action from `seat` at all now, or None."""
+        if self.complete:
+            return _refuse("hand_over", "the hand is over")
+        if not 0 <= seat < self.n:
+            return _refuse("not_your_turn", f"there is no seat {seat} in this hand")
+        return None
+
     def _announce_problem(self, seat: int, kind: str) -> str | None:
         if not self.rules.announcements:
             return "announcements are off"
@@ -549,11 +568,10 @@ class Hand:
 
     def apply(self, action: Action) -> Hand:
         """Apply a legal action in place, or raise IllegalAction and change nothing."""
-        if self.complete:
-            raise _refuse("hand_over", "the hand is over")
         seat = action.seat
-        if not 0 <= seat < self.n:
-            raise _refuse("not_your_turn", f"there is no seat {seat} in this hand")
+        refusal = self._unplayable(seat)
+        if refusal is not None:
+            raise refusal
         act = action.act
         if self.laundry and act not in LAUNDRY_ACTS:
             self._close_laundry()
@@ -670,11 +688,11 @@ class Hand:
         else:
             self.turn = self._next_turn()
 
-    def _knock(self, seat: int) -> None:
+    def _knock_refusal(self, seat: int) -> IllegalAction | None:
         if self.folded[seat]:
-            raise _refuse("folded", "you have folded")
+            return _refuse("folded", "you have folded")
         if self.awaiting:
-            raise _refuse("answers_awaited", "answers to the last knock are due first")
+            return _refuse("answers_awaited", "answers to the last knock are due first")
         problem = self._knock_problem(seat)
         if problem is not None:
             message = KNOCK_REASONS[problem].format(
@@ -682,7 +700,13 @@ class Hand:
                 lives=self.lives[seat],
                 limit=self.rules.max_knocks_per_player,
             )
-            raise _refuse("cannot_knock", message, problem)
+            return _refuse("cannot_knock", message, problem)
+        return None
+
+    def _knock(self, seat: int) -> None:
+        refusal = self._knock_refusal(seat)
+        if refusal is not None:
+            raise refusal
         self.stake += 1
         self.knocks[seat] += 1
         self.last_knocker = seat

@@ -71,7 +71,22 @@ def verify(hand: Hand, action: Action, in_laundry: bool) -> None:
     try:
         hand.verify(action)
     except IllegalAction as error:
-        raise Refused(error.code, error.reason, error.message) from None
+        raise _refused(error) from None
+
+
+def knock_refusal(hand: Hand, seat: int, in_laundry: bool) -> Refused | None:
+    """What `verify` of a knock by `seat` (a hand seat) would raise now, or None; copies
+    nothing (a live view asks it for every phone that may not knock)."""
+    try:
+        check_window(Action(seat, "knock"), in_laundry)
+    except Refused as refused:
+        return refused
+    error = hand.knock_refusal(seat)
+    return None if error is None else _refused(error)
+
+
+def _refused(error: IllegalAction) -> Refused:
+    return Refused(error.code, error.reason, error.message)
 
 
 def auto_action(observation: Observation) -> Action:

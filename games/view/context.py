@@ -427,18 +427,17 @@ def _knock_button(
     offered = next((a for a in actions if a["act"] == "knock"), None)
     if offered is not None:
         return {**offered, "reason": ""}
-    try:
-        table_rules.verify(hand, Action(hand_seat, "knock"), in_laundry)
+    refused = table_rules.knock_refusal(hand, hand_seat, in_laundry)
+    if refused is None:
         reason = ""  # allowed after all (the buttons and the rules agree: never shown)
-    except table_rules.Refused as refused:
-        if refused.reason == "laundry_open":
-            reason = _("You may knock once the laundry is over.")
-        elif refused.reason == "answers_awaited":
-            reason = _("Answers to the last knock are due first.")
-        else:
-            reason = refusal_message(
-                refused, stake=observation.stake + 1, lives=observation.lives[hand_seat]
-            )
+    elif refused.reason == "laundry_open":
+        reason = _("You may knock once the laundry is over.")
+    elif refused.reason == "answers_awaited":
+        reason = _("Answers to the last knock are due first.")
+    else:
+        reason = refusal_message(
+            refused, stake=observation.stake + 1, lives=observation.lives[hand_seat]
+        )
     return {"act": "knock", "text": _("Knock"), "vals_json": "", "reason": reason}
 
 

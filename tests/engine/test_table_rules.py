@@ -66,6 +66,28 @@ def test_a_seat_is_offered_exactly_what_the_table_takes(
     ) == before  # verify changes nothing
 
 
+@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(dealt_hands(), st.just(0) | st.integers(0, 40), st.booleans())
+def test_a_knocks_refusal_is_the_one_verify_raises(
+    dealt: tuple[Hand, int], steps: int, window: bool
+) -> None:
+    """`knock_refusal` (what a live view asks for every phone, without a copy) answers as
+    `verify` does: the same code, reason and words, or None where verify takes the knock."""
+    hand, seed = dealt
+    hand = walked(hand, seed, steps)
+    in_laundry = window and hand.laundry and not hand.complete
+    before = hand.record(), [list(cards) for cards in hand.hands], hand.laundry
+    for seat in [*range(hand.n), hand.n]:
+        try:
+            table_rules.verify(hand, Action(seat, "knock"), in_laundry)
+            expected = None
+        except Refused as refused:
+            expected = (refused.code, refused.reason, refused.message)
+        got = table_rules.knock_refusal(hand, seat, in_laundry)
+        assert (got and (got.code, got.reason, got.message)) == expected, seat
+    assert (hand.record(), [list(cards) for cards in hand.hands], hand.laundry) == before
+
+
 def moment_of(
     hand: Hand,
     bots: list[bool],
