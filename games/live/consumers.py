@@ -30,7 +30,7 @@ from django.utils.translation import gettext_lazy as _
 from accounts.guests import SESSION_KEY as GUEST_SESSION_KEY
 from games import throttle
 from games.live import clock, hub
-from games.models import Table
+from games.models import Seat, Table
 from games.services import tables
 from games.services.access import Access, table_access
 from games.services.snapshots import read_state, view_state
@@ -92,6 +92,8 @@ class TableConsumer(DirectDispatch, AsyncWebsocketConsumer):
     # A slate table's phones (games/live/slate_consumer.py): may they write, do they follow by code.
     can_keep = False
     by_code = False
+    # The seats the holder holds, and the state's list of seats they were found in (held_in).
+    held: tuple[list[Seat], tuple[int, ...]] | None = None
 
     table_id: int
     holder: Holder
@@ -330,9 +332,20 @@ class TableConsumer(DirectDispatch, AsyncWebsocketConsumer):
 
     def _render_now(self) -> tuple[int, str | None]:
         state = view_state(self.table_id)
-        if not state.held_by(self.holder) and not self.may_watch:
+        if not self.held_in(state) and not self.may_watch:
             return state.table.version, None
         return state.table.version, self.render(state)
+
+    def held_in(self, state: TableState) -> tuple[int, ...]:
+        """The seats this phone's holder holds in `state`: kept while the states hold the same
+        list of seats (a change to a seat makes a new list, as `TableState.moment` relies on
+        too), asked again of a new one; every change asks it for every phone."""
+        held = self.held
+        if held is not None and held[0] is state.seats:
+            return held[1]
+        seats = tuple(state.held_by(self.holder))
+        self.held = (state.seats, seats)
+        return seats
 
     def render(
         self, state: TableState, shared: Shared | None = None, seats: tuple[int, ...] | None = None
@@ -341,7 +354,7 @@ class TableConsumer(DirectDispatch, AsyncWebsocketConsumer):
         the views of the same version rendered with it share, games.view.context.Shared;
         `seats`: what its holder holds in `state`, when the caller has asked already)."""
         # Seats can change between rubbers (a phone takes another seat): ask again each time.
-        self.seats = tuple(state.held_by(self.holder)) if seats is None else seats
+        self.seats = self.held_in(state) if seats is None else seats
         ack = state.taken if state.taken in self.awaiting else None
         if ack is not None:
             self.answers[ack] = state.table.version

@@ -58,6 +58,9 @@ class Phone(Protocol):
 
     async def beat(self) -> None: ...
 
+    def held_in(self, state: TableState) -> tuple[int, ...]:
+        """The seats its holder holds in `state`."""
+
     def render(
         self, state: TableState, shared: Shared | None = None, seats: tuple[int, ...] | None = None
     ) -> str: ...
@@ -283,7 +286,7 @@ def render_all(
         # Who shares a render comes from what the phone's holder holds in this very state, never
         # from the seats it had at its last render: a watcher's old tab whose account has just
         # taken a seat elsewhere is a seat holder now, and must not be rendered for the others.
-        seats = tuple(state.held_by(phone.holder))
+        seats = phone.held_in(state)
         if not seats and not phone.may_watch:
             frames.append((phone, version, None))  # no seat left, and not one who may watch
             continue

@@ -16,6 +16,7 @@ from django.utils import timezone, translation
 
 from games.engine import HouseRules
 from games.live import hub
+from games.live.consumers import TableConsumer
 from games.models import Seat, Table
 from games.services import events, snapshots, store, tables
 from games.services.snapshots import advance, load_state, remember, view_state
@@ -59,6 +60,9 @@ class FakePhone:
 
     async def beat(self) -> None:
         pass
+
+    def held_in(self, state: TableState) -> tuple[int, ...]:
+        return tuple(state.held_by(self.holder))
 
     def render(
         self, state: TableState, shared: Shared | None = None, seats: tuple[int, ...] | None = None
@@ -259,6 +263,23 @@ def test_the_clock_sees_the_seats_a_state_holds_now(klaver: Cast, monkeypatch) -
     away = snapshots.editable_copy(fresh)
     tables._changed_seat(away, 2, away="break")
     assert away.moment().away[2] == "break"
+
+
+def test_a_phone_asks_again_which_seats_it_holds_when_the_seats_change(klaver: Cast) -> None:
+    """A phone keeps the seats its holder holds while the states hold the same list of seats
+    (every change asks it for every phone), and finds them again in a new list: a seat taken,
+    or an older state's."""
+    table = four_people_table(klaver)
+    state = load_state(Table.objects.get(pk=table.pk))
+    phone = TableConsumer()
+    phone.holder = Holder(key="phone-at-the-bar")
+    assert phone.held_in(state) == ()
+    moved = snapshots.editable_copy(state)  # an action's copy: the same seats
+    assert moved.seats is state.seats and phone.held_in(moved) == ()
+    taken = snapshots.editable_copy(state)
+    tables._changed_seat(taken, 2, holder_key="phone-at-the-bar", user_id=None, guest_id=None)
+    assert phone.held_in(taken) == (2,)
+    assert phone.held_in(state) == ()
 
 
 def test_a_heartbeat_round_refreshes_a_snapshot_that_moved_on_while_it_made_the_new_ones(
