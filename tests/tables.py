@@ -10,6 +10,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from html import unescape
 from typing import Any
 
 import pytest
@@ -73,6 +74,7 @@ SPOKEN_SUIT = {"clubs": "C", "diamonds": "D", "hearts": "H", "spades": "S"}
 
 def cards_in(html: str) -> set[str]:
     """Every card a frame shows, as a token, in whatever form it appears."""
+    html = unescape(html)  # a sign written as a character reference is the sign
     found = {rank + suit for rank, suit in CARD_TOKEN.findall(html)}
     found |= {rank + SYMBOL_SUIT[symbol] for rank, symbol in CARD_SHOWN.findall(html)}
     found |= {rank + SPOKEN_SUIT[suit] for rank, suit in CARD_SPOKEN.findall(html)}

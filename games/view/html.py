@@ -20,8 +20,12 @@ from typing import Any
 from django.urls import get_script_prefix, get_urlconf, reverse
 from django.utils import translation
 
-NO_LIVES = "\u2013"  # an en dash: no lives to show (a free seat before the rubber)
 SUIT_SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
+# The view writes its own signs as character references, so that a view is ASCII: Python then
+# keeps it at one byte a character and the frame's UTF-8 is a copy, where one ♣ made the whole
+# view two bytes a character and its encoding a transcoding, on every phone at every change.
+SUIT_REFS = {suit: f"&#{ord(symbol)};" for suit, symbol in SUIT_SYMBOLS.items()}
+NO_LIVES = "&#8211;"  # an en dash: no lives to show (a free seat before the rubber)
 SUIT_NAMES = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
 
 
@@ -91,7 +95,7 @@ def _card_html(token: str, language: str) -> str:
     return (
         f'<span role="img" class="card suit-{SUIT_NAMES[suit]}{red}" data-card="{token}" '
         f'aria-label="{_e(rank)} {_e(name)}">{rank}'
-        f'<span class="suit" aria-hidden="true">{SUIT_SYMBOLS[suit]}</span></span>'
+        f'<span class="suit" aria-hidden="true">{SUIT_REFS[suit]}</span></span>'
     )
 
 
