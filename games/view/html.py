@@ -62,7 +62,9 @@ def pgettext(context: str, message: str) -> str:
 
 
 def _e(value: object) -> str:
-    return escape(str(value), quote=True)
+    """`value` escaped, and ASCII: any other character as its reference (see SUIT_REFS)."""
+    text = escape(str(value), quote=True)
+    return text if text.isascii() else text.encode("ascii", "xmlcharrefreplace").decode("ascii")
 
 
 def _opt(value: object) -> str:

@@ -8,6 +8,7 @@ import json
 import random
 import re
 from datetime import timedelta
+from html import unescape
 
 from django.utils import timezone, translation
 from hypothesis import HealthCheck, given, settings
@@ -152,9 +153,10 @@ def test_the_buttons_a_phone_is_shown_are_exactly_what_the_table_takes(
 
 
 def _player_items(view: str) -> dict[int, str]:
-    """Each seat's place in the player strip, by seat."""
+    """Each seat's place in the player strip, by seat (its character references read as the
+    characters they are)."""
     return {
-        int(seat): item
+        int(seat): unescape(item)
         for item, seat in re.findall(r'(<li class="player[^"]*" data-seat="(\d+)".*?</li>)', view)
     }
 
