@@ -180,3 +180,20 @@ def test_a_computer_players_level_shows_beside_it_and_a_persons_shows_nothing():
         items = _player_items(render_view(state, Viewer(seats=(3,), active=3)))
     assert "Computer · stark" in items[1]
     assert "Computer" not in items[0]
+
+
+def test_a_view_is_ascii_and_reads_as_the_signs_and_names_it_shows():
+    """A view is written in ASCII (a frame's UTF-8 is then a copy of it): the suit signs, the
+    en dash and a name's or a translation's other letters are character references, which a
+    browser reads as the characters, in every language."""
+    state = _state(["Zoë", "Bärbel", "Cor", "Dieuwke"], actions=1)
+    state.seats[1].bot_level = "strong"
+    state.seats[1].holder_key = ""
+    for language in ("en", "nl", "de"):
+        with translation.override(language):
+            view = render_view(state, Viewer(seats=(0,), active=0))
+        assert view.isascii(), language
+        shown = unescape(view)
+        assert "Zoë" in shown and "Bärbel" in shown
+        assert re.search(r"[♣♦♥♠]</span>", shown), "the cards' signs"
+        assert "·" in shown  # the computer player's badge, "computer · sterk" and the like
