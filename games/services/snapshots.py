@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from django.conf import settings
 from django.db.models import Model
 
 from games.engine import Hand, parse_action
@@ -63,7 +64,6 @@ class _Played:
 
 _played: OrderedDict[int, _Played] = OrderedDict()
 _played_lock = threading.Lock()
-PLAYED_CACHE_TABLES = 1024
 
 
 def read_state(table: Table) -> TableState:
@@ -99,10 +99,13 @@ _views: OrderedDict[int, TableState] = OrderedDict()
 
 
 def _keep[T](cache: OrderedDict[int, T], table_id: int, value: T) -> None:
-    """Under `_played_lock`: store, newest last, and forget the tables least recently used."""
+    """Under `_played_lock`: store, newest last, and forget the tables least recently used
+    past `TOEPEN_SNAPSHOT_TABLES` (a table forgotten is read from the database again, and its
+    phones' actions are decided in a worker thread: keep it above the tables a process
+    carries)."""
     cache[table_id] = value
     cache.move_to_end(table_id)
-    while len(cache) > PLAYED_CACHE_TABLES:
+    while len(cache) > settings.TOEPEN_SNAPSHOT_TABLES:
         cache.popitem(last=False)
 
 

@@ -265,6 +265,30 @@ def test_the_clock_sees_the_seats_a_state_holds_now(klaver: Cast, monkeypatch) -
     assert away.moment().away[2] == "break"
 
 
+def test_a_process_keeps_the_snapshots_of_as_many_tables_as_it_is_told(
+    klaver: Cast, settings
+) -> None:
+    """`TOEPEN_SNAPSHOT_TABLES` snapshots are kept, the least recently used forgotten past it
+    (a forgotten table's next change is decided on the database); the default keeps more
+    than one process carries (1,024 had been a fixed bound, and a busy server above it
+    decided its phones' actions again and again in worker threads)."""
+    assert settings.TOEPEN_SNAPSHOT_TABLES >= 4096
+    settings.TOEPEN_SNAPSHOT_TABLES = 2
+    snapshots._views.clear()
+    states = [load_state(Table.objects.get(pk=four_people_table(klaver).pk)) for _ in range(3)]
+    first, second, third = (state.table.pk for state in states)
+    remember(states[0])
+    remember(states[1])
+    assert snapshots.editable_snapshot(first) is not None
+    remember(states[0])  # used again: the second is now the least recently used
+    remember(states[2])
+    assert set(snapshots._views) == {first, third}
+    assert snapshots.editable_snapshot(second) is None
+    settings.TOEPEN_SNAPSHOT_TABLES = 3
+    remember(states[1])
+    assert set(snapshots._views) == {first, second, third}
+
+
 def test_a_phone_asks_again_which_seats_it_holds_when_the_seats_change(klaver: Cast) -> None:
     """A phone keeps the seats its holder holds while the states hold the same list of seats
     (every change asks it for every phone), and finds them again in a new list: a seat taken,
