@@ -10,7 +10,8 @@ clients has a view with a newer version (p50, p95, p99), and the servers' reside
 
 The same load runs, in the same run, against a bare Channels consumer that only fans each frame
 out to its table's group (bench/fanout_asgi.py): the floor any Channels app stands on. For each,
-the number of tables steps up until p99 reaches 200 ms (then two bisection steps between the
+the number of tables steps up until p99 reaches 200 ms or the tables get less than 95% of
+their actions (a full core keeps p99 low by serving fewer; then two bisection steps between the
 last pass and the first miss); the largest passing count is reported. A step that misses is
 measured once more before it counts as a miss (`--retries`), for both servers alike.
 
@@ -60,6 +61,7 @@ from tests.scaleout.servers import (
 
 TARGET_MS = 200.0
 PACE_SECONDS = 1.0  # one action a second per table
+MIN_PACE = 0.95  # a step passes only when its tables get this share of their actions
 WAIT_SECONDS = 10.0  # an update later than this counts as lost
 STEPS = [2, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512]
 BENCH_TIMERS = {
@@ -371,8 +373,15 @@ class Ramp:
             # Whatever else runs on the machine shows here (1-minute load average at the end).
             "loadavg": round(os.getloadavg()[0], 2),
         }
+        # A table counts only at its pace: a server past its core's capacity keeps p99 low by
+        # serving fewer actions (1,536 tables at 83% of theirs passed on p99 alone).
+        step["at_pace"] = round(step["actions_per_s"] * PACE_SECONDS / count, 3)
         step["ok"] = bool(
-            ms and step["p99_ms"] < TARGET_MS and not step["lost"] and not step["errors"]
+            ms
+            and step["p99_ms"] < TARGET_MS
+            and step["at_pace"] >= MIN_PACE
+            and not step["lost"]
+            and not step["errors"]
         )
         self.steps.append(step)
         log(f"  {self.name}: {json.dumps(step)}")
@@ -522,6 +531,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         "bench": "live",
         "machine": machine(),
         "target_p99_ms": TARGET_MS,
+        "min_pace": MIN_PACE,
         "pace_actions_per_table_s": 1 / PACE_SECONDS,
         "seconds_per_step": args.seconds,
         "conn_max_age": args.conn_max_age,
