@@ -70,3 +70,12 @@ def test_x_forwarded_headers_are_believed_only_when_a_proxy_is_said_to_be_in_fro
         "check", "--deploy", "--fail-level", "WARNING", DJANGO_BEHIND_PROXY="true", **production
     )
     assert check.returncode == 0, check.stdout + check.stderr
+
+
+def test_a_snapshot_bound_that_is_no_whole_number_above_zero_stops_the_start() -> None:
+    """`TOEPEN_SNAPSHOT_TABLES` (tables whose snapshots a process keeps) is refused, naming
+    itself, when it is not a whole number of at least 1; a good one starts."""
+    for bad in ("0", "-5", "lots"):
+        done = manage("check", TOEPEN_SNAPSHOT_TABLES=bad)
+        assert done.returncode != 0 and "TOEPEN_SNAPSHOT_TABLES" in done.stderr, bad
+    assert manage("check", TOEPEN_SNAPSHOT_TABLES="64").returncode == 0
