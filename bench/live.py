@@ -18,7 +18,8 @@ measured once more before it counts as a miss (`--retries`), for both servers al
 Set-ups: "embedded" is one server process on a SQLite file with the in-memory channel layer (the
 default); "scaleout" is two server processes on PostgreSQL and Redis, each table's clients split
 two and two over the processes, or with `--route table` all four at one process (as a proxy
-that routes a table's sockets by its code puts them, README "Which server"). The load
+that routes a table's sockets by its code puts them, README "Which server"); `--processes 1`
+runs one process on PostgreSQL and Redis (the smallest production set-up). The load
 generator is this process, on the same machine: on a 2-core machine it takes its share of the
 CPU. Loopback only; the servers, the databases it creates and the Redis database it claims are
 removed at the end. Ends with one JSON line.
@@ -448,9 +449,9 @@ def embedded_setup(workdir: Path, conn_max_age: int) -> Setup:
     return Setup("embedded", env, processes=1)
 
 
-def scaleout_setup(conn_max_age: int) -> Setup:
+def scaleout_setup(conn_max_age: int, processes: int) -> Setup:
     database = PostgresDatabase().create()
-    setup = Setup("scaleout", {}, processes=2, cleanup=[database.drop])
+    setup = Setup("scaleout", {}, processes=processes, cleanup=[database.drop])
     redis_db = RedisDatabase().claim()
     setup.cleanup.append(redis_db.release)
     setup.env = base_env(
@@ -548,7 +549,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
             setup = (
                 embedded_setup(workdir, args.conn_max_age)
                 if name == "embedded"
-                else scaleout_setup(args.conn_max_age)
+                else scaleout_setup(args.conn_max_age, args.processes)
             )
             try:
                 fanout = await bench_fanout(setup, workdir, args) if args.only != "app" else None
@@ -610,6 +611,9 @@ def main() -> None:
         default="split",
         help="scale-out: each table's clients split over the processes, or all at one",
     )
+    parser.add_argument(
+        "--processes", type=int, default=2, help="scale-out: server processes (1 or more)"
+    )
     parser.add_argument("--max-minutes", type=float, default=40.0)
     parser.add_argument(
         "--only",
@@ -618,6 +622,8 @@ def main() -> None:
     )
     args = parser.parse_args()
     args.config = args.config or ["embedded", "scaleout"]
+    if args.processes < 1:
+        parser.error("--processes: at least 1")
     phones.COMPRESSION = "deflate" if args.compression else None
     global ROUTE
     ROUTE = args.route
