@@ -18,13 +18,14 @@ Where the write runs is an executor choice made here and nowhere else:
   view, the clock; always behind SQLite).
 - `write_here` runs it on the event loop, on a connection of the process's own: a change that
   adds actions to a hand and writes nothing else (most of them) never waits for a worker
-  thread. Behind PostgreSQL the statements go in one round trip, as one statement, its own
-  transaction (`LoopWriter`); behind SQLite, a library in this process, they run on the loop
-  itself, in one transaction that waits a few milliseconds at most for the file's write lock
-  (`SqliteLoopWriter`). A change with more rows goes to `write` in a worker thread, with the
-  loop's other changes that came meanwhile, each on a savepoint of one transaction
-  (`GroupCommit`: one commit, and one trip to the thread, for all of them). The statements are
-  the same; a change the loop could not write is decided again in a worker thread.
+  thread. Behind PostgreSQL the statements go as one statement, with the changes that came
+  meanwhile, in one round trip and one transaction (`LoopWriter`); behind SQLite, a library
+  in this process, they run on the loop itself, in one transaction that waits a few
+  milliseconds at most for the file's write lock (`SqliteLoopWriter`). A change with more
+  rows goes to `write` in a worker thread, with the loop's other changes that came meanwhile,
+  each on a savepoint of one transaction (`GroupCommit`: one commit, and one trip to the
+  thread, for all of them). The statements are the same; a change the loop could not write is
+  decided again in a worker thread.
 
 The reads of the live path are here too: a table's rows, prepared once (games/services/prepared.py).
 """
@@ -306,14 +307,31 @@ RETRY_SECONDS = 5.0
 
 
 class LoopWriter:
-    """This process's connection for `write_here`: one transaction at a time."""
+    """This process's connection for `write_here`: the changes that come while one batch is on
+    its way are sent together next, in one round trip and one transaction (a group commit on
+    the loop).
+
+    A change waited for its answer before the next was sent: a round trip, and then the loop's
+    turn to read it, which under load is most of the time (3-8 ms each with the loop busy at
+    512 tables), so past a few hundred changes a second every table's change waited behind the
+    others and the wait grew without end (p50 1.1 s at 384 tables on PostgreSQL). Now a batch
+    goes as a pipeline: every change its own statement (`_as_one`), one sync at the end. When
+    one of them fails (a lost race, a used id, a held row) the whole batch is rolled back and
+    each change is sent again alone, so it is told its own outcome and costs the others
+    nothing but a round trip. The changes of a table are sent in the order they were decided,
+    and a later one sees an earlier one's claim in the same transaction."""
+
+    BATCH = 64  # changes at most in one transaction
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
         self.lock = asyncio.Lock()
         self.connection: Any = None
         self.failed_at: float | None = None
+        self.waiting: list[tuple[tuple[str, list[Any]], asyncio.Future[bool]]] = []
+        self.sending = False
         self.written = 0  # changes written on the loop (for the logs and the tests)
+        self.batches = 0  # transactions of more than one change (for the logs and the tests)
         # A wrapper of its own (never connected) prepares the values as the ORM does.
         self.django = connections.create_connection("default")
 
@@ -322,8 +340,8 @@ class LoopWriter:
         on, its row was held, the id was used, or no connection): the caller decides with a
         fresh read in a worker thread.
 
-        The statements go as one (`_as_one`): PostgreSQL runs it as one implicit transaction
-        and commits it by itself, or rolls all of it back when a part fails. The claim fails
+        The statements go as one (`_as_one`): PostgreSQL runs it in the batch's transaction and
+        commits it with the batch, or rolls all of it back when a part fails. The claim fails
         (a division by zero) when it wrote no row, so a change that lost the race writes
         nothing; and once the statement is sent, the change commits or not whatever becomes
         of this process."""
@@ -331,22 +349,68 @@ class LoopWriter:
             _opening(state, base, now, action_id, self.django, waits=False)
             + _closing(state, self.django)
         )
-        async with self.lock:
-            connection = await self._connect()
-            if connection is None:
-                return False
-            try:
-                await connection.execute(*statement)
-            except Exception as error:
-                if getattr(error, "sqlstate", None) not in ("22012", "23505"):
-                    log.warning(
-                        "a change on the loop failed; a worker thread decides", exc_info=True
-                    )
-                if connection.closed or connection.broken:
-                    await self._drop()
-                return False
+        done: asyncio.Future[bool] = self.loop.create_future()
+        self.waiting.append((statement, done))
+        if not self.sending:
+            self.sending = True
+            self.loop.create_task(self._send_waiting())
+        if not await done:
+            return False
         self.written += 1
         state.record_changed = False
+        return True
+
+    async def _send_waiting(self) -> None:
+        try:
+            while self.waiting:
+                batch, self.waiting = self.waiting[: self.BATCH], self.waiting[self.BATCH :]
+                try:
+                    async with self.lock:
+                        outcomes = await self._send([statement for statement, _ in batch])
+                except asyncio.CancelledError:
+                    for _, done in batch:
+                        done.cancel()
+                    raise
+                except Exception:
+                    log.exception("changes on the loop failed; worker threads decide them")
+                    outcomes = [False] * len(batch)
+                for (_, done), written in zip(batch, outcomes, strict=True):
+                    if not done.done():
+                        done.set_result(written)
+        finally:
+            self.sending = False
+
+    async def _send(self, statements: list[tuple[str, list[Any]]]) -> list[bool]:
+        """Each statement's outcome: all of them in one transaction, or each alone when one
+        of them failed."""
+        connection = await self._connect()
+        if connection is None:
+            return [False] * len(statements)
+        if len(statements) > 1:
+            try:
+                async with connection.pipeline():
+                    for statement in statements:
+                        await connection.execute(*statement)
+            except Exception:
+                if connection.closed or connection.broken:
+                    await self._drop()
+                    return [False] * len(statements)
+            else:
+                self.batches += 1
+                return [True] * len(statements)
+        return [await self._send_one(connection, statement) for statement in statements]
+
+    async def _send_one(self, connection: Any, statement: tuple[str, list[Any]]) -> bool:
+        if connection.closed:
+            return False
+        try:
+            await connection.execute(*statement)
+        except Exception as error:
+            if getattr(error, "sqlstate", None) not in ("22012", "23505"):
+                log.warning("a change on the loop failed; a worker thread decides", exc_info=True)
+            if connection.closed or connection.broken:
+                await self._drop()
+            return False
         return True
 
     async def _connect(self) -> Any:

@@ -39,6 +39,7 @@ __all__ = [
     "test_a_phone_action_is_written_on_the_loop_and_every_phone_sees_it",
     "test_a_refusal_on_the_snapshot_is_told_with_the_databases_word",
     "test_a_used_action_id_writes_nothing_and_is_told_as_a_repeat",
+    "test_changes_of_several_tables_at_once_are_each_told_their_own_outcome",
     "test_the_heartbeat_rounds_plain_statements_read_what_the_orm_reads",
     "test_the_last_card_of_a_hand_writes_the_end_in_the_same_transaction",
     "test_two_processes_writing_at_once_write_one_change",
@@ -284,6 +285,57 @@ async def test_two_processes_writing_at_once_write_one_change(klaver: Cast) -> N
         await sync_to_async(tables.act)(table.pk, who, seat, payload, loser)
     await first.close()
     await second.close()
+
+
+async def test_changes_of_several_tables_at_once_are_each_told_their_own_outcome(
+    klaver: Cast,
+) -> None:
+    """Changes that come together (on PostgreSQL: one batch, one transaction) are each written,
+    and one that lost its race writes nothing and costs the others nothing: they are written
+    all the same, and told so."""
+    ids = [(await sync_to_async(four_people_table)(klaver)).pk for _ in range(3)]
+    for table_id in ids:
+        await snapshot(table_id)
+    before = {table_id: await sync_to_async(rows)(table_id) for table_id in ids}
+    writer = store.new_loop_writer(asyncio.get_running_loop())
+
+    async def round_of(tag: str, losing: bool) -> list[bool]:
+        now = timezone.now()
+        changes = []
+        for table_id in ids:
+            seat, payload = await sync_to_async(a_card)(table_id)
+            who = people(klaver)[seat].holder
+            changes.append((table_id, *decided(table_id, who, seat, payload, now)))
+            if losing and table_id == ids[0]:
+                # The same table from the same version once more: it lost the race.
+                changes.append((table_id, *decided(table_id, who, seat, payload, now)))
+        return list(
+            await asyncio.gather(
+                *(
+                    writer.write(state, base, now, f"{tag}{n}")
+                    for n, (_, state, base) in enumerate(changes)
+                )
+            )
+        )
+
+    assert await round_of("lost", losing=True) == [True, False, True, True]
+    # The next change of each table is decided on the snapshot the written change left.
+    for table_id in ids:
+        version = before[table_id]["table"]["version"] + 1
+        await sync_to_async(view_state)(table_id, version)
+    assert await round_of("next", losing=False) == [True, True, True]
+    for table_id in ids:
+        after = await sync_to_async(rows)(table_id)
+        assert after["table"]["version"] == before[table_id]["table"]["version"] + 2
+        assert len(after["record"]["actions"]) == len(before[table_id]["record"]["actions"]) + 2
+    receipts = await sync_to_async(list)(
+        ActionReceipt.objects.filter(table_id__in=ids).values_list("action_id", flat=True)
+    )
+    assert sorted(receipts) == ["lost0", "lost2", "lost3", "next0", "next1", "next2"]
+    if connection.vendor == "postgresql":
+        assert writer.batches >= 1  # the second round went as one transaction
+    assert writer.written == 6
+    await writer.close()
 
 
 async def test_a_change_on_the_loop_announces_itself_in_its_transaction(
