@@ -314,7 +314,7 @@ class LoopWriter:
     A change waited for its answer before the next was sent: a round trip, and then the loop's
     turn to read it, which under load is most of the time (3-8 ms each with the loop busy at
     512 tables), so past a few hundred changes a second every table's change waited behind the
-    others and the wait grew without end (p50 1.1 s at 384 tables on PostgreSQL). Now a batch
+    others and the wait grew without end (p50 about a second at 512 tables). Now a batch
     goes as a pipeline: every change its own statement (`_as_one`), one sync at the end. When
     one of them fails (a lost race, a used id, a held row) the whole batch is rolled back and
     each change is sent again alone, so it is told its own outcome and costs the others
@@ -329,7 +329,7 @@ class LoopWriter:
         self.connection: Any = None
         self.failed_at: float | None = None
         self.waiting: list[tuple[tuple[str, list[Any]], asyncio.Future[bool]]] = []
-        self.sending = False
+        self.sending: asyncio.Task[None] | None = None  # the task sending the batches
         self.written = 0  # changes written on the loop (for the logs and the tests)
         self.batches = 0  # transactions of more than one change (for the logs and the tests)
         # A wrapper of its own (never connected) prepares the values as the ORM does.
@@ -351,9 +351,8 @@ class LoopWriter:
         )
         done: asyncio.Future[bool] = self.loop.create_future()
         self.waiting.append((statement, done))
-        if not self.sending:
-            self.sending = True
-            self.loop.create_task(self._send_waiting())
+        if self.sending is None:
+            self.sending = self.loop.create_task(self._send_waiting())
         if not await done:
             return False
         self.written += 1
@@ -378,7 +377,7 @@ class LoopWriter:
                     if not done.done():
                         done.set_result(written)
         finally:
-            self.sending = False
+            self.sending = None
 
     async def _send(self, statements: list[tuple[str, list[Any]]]) -> list[bool]:
         """Each statement's outcome: all of them in one transaction, or each alone when one
