@@ -391,8 +391,7 @@ class LoopWriter:
                     for statement in statements:
                         await connection.execute(*statement)
             except Exception:
-                if connection.closed or connection.broken:
-                    await self._drop()
+                if await self._dropped_if_broken(connection):
                     return [False] * len(statements)
             else:
                 self.batches += 1
@@ -407,10 +406,16 @@ class LoopWriter:
         except Exception as error:
             if getattr(error, "sqlstate", None) not in ("22012", "23505"):
                 log.warning("a change on the loop failed; a worker thread decides", exc_info=True)
-            if connection.closed or connection.broken:
-                await self._drop()
+            await self._dropped_if_broken(connection)
             return False
         return True
+
+    async def _dropped_if_broken(self, connection: Any) -> bool:
+        """Drop the connection, and say so, when a failure left it unusable."""
+        if connection.closed or connection.broken:
+            await self._drop()
+            return True
+        return False
 
     async def _connect(self) -> Any:
         connection = self.connection

@@ -305,15 +305,15 @@ async def test_changes_of_several_tables_at_once_are_each_told_their_own_outcome
         for table_id in ids:
             seat, payload = await sync_to_async(a_card)(table_id)
             who = people(klaver)[seat].holder
-            changes.append((table_id, *decided(table_id, who, seat, payload, now)))
+            changes.append(decided(table_id, who, seat, payload, now))
             if losing and table_id == ids[0]:
                 # The same table from the same version once more: it lost the race.
-                changes.append((table_id, *decided(table_id, who, seat, payload, now)))
+                changes.append(decided(table_id, who, seat, payload, now))
         return list(
             await asyncio.gather(
                 *(
                     writer.write(state, base, now, f"{tag}{n}")
-                    for n, (_, state, base) in enumerate(changes)
+                    for n, (state, base) in enumerate(changes)
                 )
             )
         )
