@@ -113,6 +113,26 @@ def test_the_state_a_change_wrote_is_the_snapshot_of_its_version(klaver: Cast) -
     assert snapshot.hand_row.record == fresh.hand_row.record
 
 
+def test_a_cloned_row_is_its_own_copy(klaver: Cast) -> None:
+    """A clone has the row's fields and its own state and cache of related rows: changing the
+    clone, saving it or caching a relation on it leaves the snapshot's row as it was."""
+    table = four_people_table(klaver)
+    seat = Seat.objects.select_related("table").get(table_id=table.pk, index=1)
+    copied = snapshots.clone(seat)
+    assert type(copied) is Seat and copied is not seat
+    assert {k: v for k, v in vars(copied).items() if k != "_state"} == {
+        k: v for k, v in vars(seat).items() if k != "_state"
+    }
+    assert copied._state is not seat._state and not copied._state.adding
+    assert copied._state.db == seat._state.db
+    assert copied.table is seat.table  # the cached table comes along, in a cache of its own
+    copied._state.fields_cache.clear()
+    copied.name = "Kopie"
+    copied.save(update_fields=["name"])
+    assert seat.name != "Kopie" and seat._state.fields_cache["table"] is not None
+    assert Seat.objects.get(pk=seat.pk).name == "Kopie"
+
+
 def test_an_older_state_never_replaces_a_newer_snapshot(klaver: Cast) -> None:
     table = four_people_table(klaver)
     old = load_state(Table.objects.get(pk=table.pk))
