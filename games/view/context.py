@@ -22,7 +22,7 @@ from games.models import Seat, Table
 from games.services.conf import pace
 from games.services.refusals import refusal_message
 from games.services.state import TableState
-from games.view.html import SUIT_NAMES, SUIT_SYMBOLS, _, error_html, live_html, speak
+from games.view.html import SUIT_NAMES, SUIT_SYMBOLS, _, error_html, live_html, speak, speaking
 
 LAUNDRY_BUTTONS = frozenset({"exchange", "challenge", "ready"})
 
@@ -430,15 +430,22 @@ def _knock_button(
     refused = table_rules.knock_refusal(hand, hand_seat, in_laundry)
     if refused is None:
         reason = ""  # allowed after all (the buttons and the rules agree: never shown)
-    elif refused.reason == "laundry_open":
-        reason = _("You may knock once the laundry is over.")
-    elif refused.reason == "answers_awaited":
-        reason = _("Answers to the last knock are due first.")
     else:
-        reason = refusal_message(
-            refused, stake=observation.stake + 1, lives=observation.lives[hand_seat]
-        )
+        stake, lives = observation.stake + 1, observation.lives[hand_seat]
+        reason = _why_not(speaking(), refused.code, refused.reason, refused.message, stake, lives)
     return {"act": "knock", "text": _("Knock"), "vals_json": "", "reason": reason}
+
+
+@functools.lru_cache(maxsize=1024)
+def _why_not(language: str, code: str, reason: str, message: str, stake: int, lives: int) -> str:
+    """Why a seat may not knock, in `language` (the one being rendered in): most phones at a
+    table are told it at every change, in a few words that recur."""
+    if reason == "laundry_open":
+        return _("You may knock once the laundry is over.")
+    if reason == "answers_awaited":
+        return _("Answers to the last knock are due first.")
+    refused = table_rules.Refused(code, reason, message)
+    return refusal_message(refused, stake=stake, lives=lives)
 
 
 def _away_buttons(state: TableState, seat: int | None) -> list[dict[str, Any]]:
@@ -446,14 +453,21 @@ def _away_buttons(state: TableState, seat: int | None) -> list[dict[str, Any]]:
     what the table takes now."""
     if seat is None:
         return []
+    return list(_away_buttons_of(speaking(), seat, tuple(state.away_choices(seat))))
+
+
+@functools.lru_cache(maxsize=256)
+def _away_buttons_of(language: str, seat: int, choices: tuple[str, ...]) -> tuple[Any, ...]:
+    """`_away_buttons` in `language` (the one being rendered in): the same few for every phone
+    at every change (a seat, what it may say), so made once; never changed by a view."""
     buttons = []
-    for choice in state.away_choices(seat):
+    for choice in choices:
         if choice == "back":
             buttons.append(_button("back", "back", {"type": "back", "seat": seat}))
         else:
             vals = {"type": "away", "seat": seat, "reason": choice}
             buttons.append(_button("away", f"away:{choice}", vals))
-    return buttons
+    return tuple(buttons)
 
 
 def _challenge_cost(rules: HouseRules) -> str:

@@ -49,6 +49,11 @@ def speak(language: str | None) -> None:
     _rendering.language = language or "en"
 
 
+def speaking() -> str:
+    """The language this thread's views are rendered in now (`speak`)."""
+    return str(_rendering.language)
+
+
 def _(message: str) -> str:
     return _translated(_rendering.language, "", message, "", 0)
 

@@ -197,3 +197,21 @@ def test_a_view_is_ascii_and_reads_as_the_signs_and_names_it_shows():
         assert "Zoë" in shown and "Bärbel" in shown
         assert re.search(r"[♣♦♥♠]</span>", shown), "the cards' signs"
         assert "·" in shown  # the computer player's badge, "computer · sterk" and the like
+
+
+def test_why_a_phone_may_not_knock_and_its_away_buttons_speak_its_language():
+    """The words that recur at every change (why a seat may not knock, the break and round
+    buttons) are kept once made: each view still gets them in its own language, whichever
+    language was rendered before."""
+    state = _state(["Anne", "Bart", "Cor", "Dieuwke"])
+    state.table.laundry_until = timezone.now() + timedelta(seconds=30)
+    why = "You may knock once the laundry is over."
+    for language in ("nl", "en", "de", "nl", "en"):
+        with translation.override(language):
+            view = render_view(state, Viewer(seats=(1,), active=1))
+            expected = [translation.gettext(why), translation.gettext("Take a break")]
+        if language != "en":
+            assert expected[0] != why, f"no {language} words to tell apart"
+        reason = re.search(r'<span id="knock-why" class="why">([^<]*)</span>', view)
+        assert reason is not None and unescape(reason.group(1)) == expected[0], language
+        assert f">{html.escape(expected[1])}</button>" in view, language
