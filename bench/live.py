@@ -316,6 +316,7 @@ class Ramp:
     tables: list[Any] = field(default_factory=list)
     steps: list[dict[str, Any]] = field(default_factory=list)
     peak_rss_kib: int = 0
+    parts_files: list[Path] = field(default_factory=list)  # --parts: bench/parts_asgi.py's
 
     async def resize(self, count: int) -> None:
         while len(self.tables) > count:
@@ -343,6 +344,7 @@ class Ramp:
         started = time.perf_counter()
         cpu_before = sum(s.cpu_seconds() for s in self.servers)
         client_before = sum(os.times()[:2])
+        parts_before = read_parts(self.parts_files)
         rss_samples = []
         while time.perf_counter() - started < self.seconds:
             await asyncio.sleep(min(1.0, self.seconds))
@@ -377,6 +379,21 @@ class Ramp:
         # A table counts only at its pace: a server past its core's capacity keeps p99 low by
         # serving fewer actions (1,536 tables at 83% of theirs passed on p99 alone).
         step["at_pace"] = round(step["actions_per_s"] * PACE_SECONDS / count, 3)
+        if self.parts_files and ms:
+            parts_after = read_parts(self.parts_files)
+            step["parts_us_per_action"] = parts_per_action(parts_before, parts_after, len(ms))
+            step["parts_calls_per_1000_actions"] = {
+                name: round(
+                    1000
+                    * sum(
+                        new["parts"][name][1] - old["parts"][name][1]
+                        for old, new in zip(parts_before, parts_after, strict=True)
+                    )
+                    / len(ms),
+                    1,
+                )
+                for name in parts_after[0]["parts"]
+            }
         step["ok"] = bool(
             ms
             and step["p99_ms"] < TARGET_MS
@@ -427,6 +444,36 @@ class Ramp:
         }
 
 
+def read_parts(paths: list[Path]) -> list[dict[str, Any]]:
+    """bench/parts_asgi.py's running totals, one per server process."""
+    return [json.loads(path.read_text()) for path in paths]
+
+
+def parts_per_action(
+    before: list[dict[str, Any]], after: list[dict[str, Any]], actions: int
+) -> dict[str, float]:
+    """The CPU of each part over a step, in µs an action, summed over the server processes,
+    with the rest of the event loop's thread and of the other threads (a part named with a
+    leading space is held in the one above it; "worker: " parts run in the other threads)."""
+    spent: dict[str, float] = {}
+    for old, new in zip(before, after, strict=True):
+        parts = {name: new["parts"][name][0] - old["parts"][name][0] for name in new["parts"]}
+        for name, seconds in parts.items():
+            spent[name] = spent.get(name, 0.0) + seconds
+        loop = new["loop_thread_s"] - old["loop_thread_s"]
+        others = new["process_s"] - old["process_s"] - loop
+        top = [name for name in parts if not name.startswith(" ")]
+        rests = {
+            "the loop's thread, the rest": loop
+            - sum(parts[n] for n in top if not n.startswith("worker: ")),
+            "other threads, the rest": others
+            - sum(parts[n] for n in top if n.startswith("worker: ")),
+        }
+        for name, seconds in rests.items():
+            spent[name] = spent.get(name, 0.0) + seconds
+    return {name: round(1e6 * seconds / actions, 1) for name, seconds in spent.items()}
+
+
 # -- set-ups ------------------------------------------------------------------------------------
 
 
@@ -472,12 +519,19 @@ def start_servers(
     label: str,
     server: str = "daphne",
     compress: bool = False,
+    parts: bool = False,
 ) -> list[Daphne]:
+    """`parts`: serve `app` through bench/parts_asgi.py, each process writing its totals to
+    `parts_file(server)`."""
     servers = []
     try:
         for i in range(setup.processes):
             log_path = workdir / f"{setup.name}-{label}-{i}.log"
-            process = Daphne(setup.env, log_path, app=app, server=server, compress=compress)
+            env = setup.env
+            if parts:
+                env = {**env, "BENCH_PARTS_FILE": str(workdir / f"{setup.name}-{label}-{i}.parts")}
+                app = "bench.parts_asgi:application"
+            process = Daphne(env, log_path, app=app, server=server, compress=compress)
             servers.append(process.start())
     except BaseException:
         for server in servers:
@@ -506,7 +560,13 @@ async def bench_fanout(setup: Setup, workdir: Path, args: argparse.Namespace) ->
 
 async def bench_app(setup: Setup, workdir: Path, args: argparse.Namespace) -> dict[str, Any]:
     servers = start_servers(
-        setup, "toepen_site.asgi:application", workdir, "app", args.server, args.compression
+        setup,
+        "toepen_site.asgi:application",
+        workdir,
+        "app",
+        args.server,
+        args.compression,
+        parts=args.parts,
     )
     ports = [s.port for s in servers]
     seeded: list[dict[str, Any]] = []
@@ -521,6 +581,8 @@ async def bench_app(setup: Setup, workdir: Path, args: argparse.Namespace) -> di
             return AppTable(seeded[number], ports, recorder)
 
         ramp = Ramp("app", servers, make, args.seconds, args.warmup, recorder)
+        if args.parts:
+            ramp.parts_files = [Path(s.env["BENCH_PARTS_FILE"]) for s in servers]
         return await ramp.run(args.steps, args.refine, args.retries)
     finally:
         for server in servers:
@@ -619,6 +681,11 @@ def main() -> None:
         "--only",
         choices=["app", "fanout"],
         help="one server only (to profile it; no ratio is reported)",
+    )
+    parser.add_argument(
+        "--parts",
+        action="store_true",
+        help="the app's server times its parts (bench/parts_asgi.py): CPU per action of each",
     )
     args = parser.parse_args()
     args.config = args.config or ["embedded", "scaleout"]
