@@ -3,9 +3,11 @@
     py-spy record --pid PID --duration 20 --rate 200 --format raw --nonblocking --gil -o server.raw
     python bench/profile_parts.py server.raw
 
-With `--gil` only the thread holding the GIL is sampled, so the shares are close to CPU;
-without it a thread waiting for the GIL counts as busy at the line it waits in (the event
-loop's share then holds the worker threads' hand-overs).
+With `--gil` only the thread py-spy takes for the GIL's holder is sampled; without it a thread
+waiting for the GIL counts as busy at the line it waits in (the event loop's share then holds
+the worker threads' hand-overs). Either way these are shares of samples, not CPU, and a worker
+thread's can be far off: `--gil` put a heartbeat round at 7% of a loaded server's samples when
+it took 0.6% of its CPU. For CPU by part, `bench/live.py --parts` (bench/parts_asgi.py).
 
 Each sample counts once, for the deepest frame of its stack that belongs to one of the parts
 below (so a render inside the write path counts as rendering, a statement as the database).
