@@ -3,8 +3,10 @@
     bench/live.py --only app --server uvicorn --parts ...   (serves bench.parts_asgi:application)
 
 The application is the app's own (`toepen_site.asgi`); only the functions below are wrapped, so
-that the CPU the event loop's thread spends in each is added up (`time.thread_time`, taken
-around functions that never give the loop away, so nothing else runs inside them). Every
+that the CPU the event loop's thread (or, for the "worker" parts, a worker thread) spends in
+each is added up (`time.thread_time`, taken around functions that never give their thread away,
+so nothing else runs inside them; sending the frames would only if a socket's buffer were
+full). Every
 second the running totals go to the JSON file `BENCH_PARTS_FILE` names, with the CPU of the
 loop's thread and of the whole process (the worker threads' share is the difference); the
 bench takes the difference over a step and divides by the step's actions.

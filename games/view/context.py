@@ -445,7 +445,8 @@ def _why_not(language: str, code: str, reason: str, message: str, stake: int, li
     if reason == "answers_awaited":
         return _("Answers to the last knock are due first.")
     refused = table_rules.Refused(code, reason, message)
-    return refusal_message(refused, stake=stake, lives=lives)
+    with translation.override(language):  # its words are Django's, in the language kept
+        return refusal_message(refused, stake=stake, lives=lives)
 
 
 def _away_buttons(state: TableState, seat: int | None) -> list[dict[str, Any]]:
