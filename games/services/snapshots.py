@@ -86,15 +86,20 @@ def read_state(table: Table) -> TableState:
         played = _Played(version, state.rubber, state.hand_row, state.hand, tuple(state.hand_seats))
         with _played_lock:
             _keep(_played, table.pk, played)
-        return state
-    return TableState(
-        table=table,
-        seats=store.seats(table.pk),
-        rubber=played.rubber,
-        hand_row=played.hand_row,
-        hand=played.hand,
-        hand_seats=list(played.hand_seats),
-    )
+    else:
+        state = TableState(
+            table=table,
+            seats=store.seats(table.pk),
+            rubber=played.rubber,
+            hand_row=played.hand_row,
+            hand=played.hand,
+            hand_seats=list(played.hand_seats),
+        )
+    # The row is read afresh (the clock's deadlines, a view read anew): its rules are those of
+    # this process's snapshot of the table, parsed already, unless they changed.
+    with _played_lock:
+        snapshot = _views.get(table.pk)
+    return state if snapshot is None else state.same_rules_as(snapshot)
 
 
 _views: OrderedDict[int, TableState] = OrderedDict()

@@ -80,10 +80,12 @@ class TableState:
 
     def same_rules_as(self, earlier: TableState) -> TableState:
         """This state, with the house rules `earlier` has parsed already when its table holds
-        the very same ones (a copy of `earlier`'s table row): a change or a heard change makes
-        a new state, and parsing the rules again was a few per cent of a busy server's time."""
+        the same ones (a copy of `earlier`'s table row, or the row read again with rules
+        equal to them): a change, a heard change or a deadline makes a new state, and parsing
+        the rules again was a few per cent of a busy server's time (`HouseRules` is frozen)."""
         parsed = earlier.__dict__.get("rules")
-        if parsed is not None and self.table.rules_json is earlier.table.rules_json:
+        mine, theirs = self.table.rules_json, earlier.table.rules_json
+        if parsed is not None and (mine is theirs or mine == theirs):
             self.__dict__["rules"] = parsed
         # The clock's view of the seats too: it is checked against the seats at each use.
         seats = earlier.__dict__.get("clock_seats")

@@ -255,9 +255,17 @@ def test_new_states_of_a_table_keep_its_parsed_rules(klaver: Cast, monkeypatch) 
     seat = Seat.objects.get(table_id=table.pk, index=1)
     snapshots.refresh_presence([(seat.pk, table.pk, timezone.now() + timedelta(seconds=5))])
     assert snapshots._views[table.pk] is not moved and snapshots._views[table.pk].rules is rules
-    # A table row whose rules are not the very same object (read again) parses them itself.
+    # A table row read again shares them while they are equal, and parses its own once they
+    # differ (a club changed its table's house rules).
     again = snapshots._editable(before, Table.objects.get(pk=table.pk))
-    assert "rules" not in again.__dict__ and again.rules == rules
+    assert again.rules is rules
+    changed = Table.objects.get(pk=table.pk)
+    changed.rules_json = {**changed.rules_json, "starting_lives": rules.starting_lives + 1}
+    other = snapshots._editable(before, changed)
+    assert "rules" not in other.__dict__ and other.rules.starting_lives == rules.starting_lives + 1
+    # The clock's deadlines read the row afresh: the snapshot's parsed rules serve them too.
+    remember(before)
+    assert snapshots.read_state(Table.objects.get(pk=table.pk)).rules is rules
 
 
 def test_the_clock_sees_the_seats_a_state_holds_now(klaver: Cast, monkeypatch) -> None:
