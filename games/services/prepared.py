@@ -7,8 +7,8 @@ looking up an action's receipt 0.51 and 0.08 ms; locking the table row (with its
 ORM chose the first time it is run, and then only binds new parameters: the rows are the same
 model instances (or value tuples) the ORM would give, with the same conversions (JSON, dates).
 
-The writes of every action are prepared too (`RowUpdate`, `RowInsert`): the SQL of an
-`UPDATE` of a few columns by primary key, or of a one-row `INSERT`, built once.
+The writes of every action are prepared too (`RowUpdate`, `RowInsert`, `RowCreate`): the SQL
+of an `UPDATE` of a few columns by primary key, or of a one-row `INSERT`, built once.
 
 (Sending a change's statements together in psycopg's pipeline mode was tried: fewer round
 trips, but no less CPU per action in the servers; see docs/live.md.)"""
@@ -185,3 +185,19 @@ class RowInsert(_RowWrite):
 
     def __call__(self, *values: Any) -> int:
         return self.run(values)
+
+
+class RowCreate(RowInsert):
+    """`INSERT` of one new row with `fields`, as `save` of a new instance writes it:
+    `create(*values)` gives its primary key, read back with `RETURNING` as the ORM does."""
+
+    def build(self, quote: Callable[[str], str]) -> str:
+        return f"{super().build(quote)} RETURNING {quote(self.model._meta.pk.column)}"
+
+    def __call__(self, *values: Any) -> int:
+        connection = connections[self.alias]
+        sql, params = self.statement(connection, values)
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            (key,) = cursor.fetchone()
+            return int(key)

@@ -49,7 +49,7 @@ from django.utils import timezone
 from games.live import notices
 from games.models import ActionReceipt, PlayedHand, Rubber, RubberPlayer, Seat, Table
 from games.services import events
-from games.services.prepared import Prepared, RowInsert, RowUpdate
+from games.services.prepared import Prepared, RowCreate, RowInsert, RowUpdate
 from games.services.state import CHANGED_FIELDS, Holder, SeatKeys
 
 if TYPE_CHECKING:
@@ -144,6 +144,11 @@ _VERSION = Prepared(lambda table_id: Table.objects.filter(pk=table_id).values_li
 # `finish_hand`), and each player's tally.
 _HAND_END = RowUpdate(PlayedHand, ("record", "complete", "result", "finished_at"))
 _RUBBER_END = RowUpdate(Rubber, ("lives", "dealer", "over", "winner", "losers", "finished_at"))
+# A hand dealt: its new row (the ORM's insert was a quarter of a deal's time).
+_NEW_HAND = RowCreate(
+    PlayedHand,
+    ("rubber", "number", "seats", "record", "complete", "result", "started_at", "finished_at"),
+)
 
 
 _SKIPPING: dict[str, str] = {}
@@ -254,6 +259,29 @@ def hand_end(hand: PlayedHand, rubber: Rubber, lives_lost: dict[int, int]) -> No
                 f"UPDATE {table} SET {tally} = {tally} + %s WHERE {of} = %s AND {at} = %s",  # noqa: S608
                 lost,
             )
+
+
+def new_hand(row: PlayedHand) -> None:
+    """Insert `row`, a hand just dealt, in the change's transaction, as its `save` would: its
+    start stamped now, its rubber's key taken from the rubber row (written before it in the
+    same change when the rubber is new too), its own key read back."""
+    rubber_id = row.rubber.pk
+    if rubber_id is None:
+        raise ValueError("a hand's rubber is written before the hand")
+    row.rubber_id = rubber_id
+    row.started_at = timezone.now()
+    row.pk = _NEW_HAND(
+        rubber_id,
+        row.number,
+        row.seats,
+        row.record,
+        row.complete,
+        row.result,
+        row.started_at,
+        row.finished_at,
+    )
+    row._state.adding = False
+    row._state.db = _NEW_HAND.alias
 
 
 def _quoted(model: type[Model], *fields: str) -> tuple[str, ...]:

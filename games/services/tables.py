@@ -503,7 +503,7 @@ def _deal(state: TableState, now: datetime, *, again: bool = False) -> bool:
         row = PlayedHand(
             rubber=state.rubber, number=number, seats=list(rubber.hand_seats), record=hand.record()
         )
-        state.later.append(row.save)
+        state.later.append(lambda: store.new_hand(row))
     state.hand_row = row
     state.hand = hand
     state.hand_seats = list(rubber.hand_seats)

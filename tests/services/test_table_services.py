@@ -19,7 +19,7 @@ from clubs.models import HouseRuleProfile
 from games.engine import HouseRules
 from games.live import clock
 from games.models import ActionReceipt, PlayedHand, Seat, Table
-from games.services import store, tables
+from games.services import snapshots, store, tables
 from games.services.tables import TableError
 from tests.personas import Cast
 from tests.tables import (
@@ -458,3 +458,24 @@ def test_a_change_that_loses_the_race_is_decided_again_then_refused_busy(
     assert len(bases) == 2 and record_actions(table) == actions
     assert Table.objects.get(pk=table.pk).version == version + 2  # the other changes' only
     assert not ActionReceipt.objects.filter(table=table, action_id="twice").exists()
+
+
+def test_a_dealt_hand_is_written_as_saving_its_row_would(klaver: Cast) -> None:
+    """The first hand of a new rubber (its rubber written in the same change) and the next hand
+    dealt by the clock: each row holds its rubber, number, seats and record, stamped when it
+    was dealt, and the state that dealt it holds the row as written."""
+    before = timezone.now()
+    table = four_people_table(klaver)
+    for number in (1, 2):
+        while not PlayedHand.objects.filter(rubber__table_id=table.pk, number=number).exists():
+            assert clock_plays(table.pk)
+        row = PlayedHand.objects.get(rubber__table_id=table.pk, number=number)
+        # The change that dealt it is this process's snapshot of the table's version.
+        dealt = snapshots.view_state(table.pk, Table.objects.get(pk=table.pk).version)
+        assert dealt.hand_row.number == number
+        assert dealt.hand_row.pk == row.pk and not dealt.hand_row._state.adding
+        assert row.rubber_id == dealt.rubber.pk == dealt.hand_row.rubber_id
+        assert row.seats == dealt.hand_seats and row.record == dealt.hand_row.record
+        assert before <= row.started_at == dealt.hand_row.started_at <= timezone.now()
+        assert not row.complete and row.result is None and row.finished_at is None
+        before = row.started_at
