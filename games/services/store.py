@@ -144,7 +144,7 @@ _VERSION = Prepared(lambda table_id: Table.objects.filter(pk=table_id).values_li
 # `finish_hand`), and each player's tally.
 _HAND_END = RowUpdate(PlayedHand, ("record", "complete", "result", "finished_at"))
 _RUBBER_END = RowUpdate(Rubber, ("lives", "dealer", "over", "winner", "losers", "finished_at"))
-# A hand dealt: its new row (the ORM's insert was a quarter of a deal's time).
+# A hand dealt: its new row (the ORM's insert was a fifth of a deal's time).
 _NEW_HAND = RowCreate(
     PlayedHand,
     ("rubber", "number", "seats", "record", "complete", "result", "started_at", "finished_at"),
