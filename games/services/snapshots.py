@@ -80,6 +80,7 @@ def read_state(table: Table) -> TableState:
         played = _played.get(table.pk)
         if played is not None:
             _played.move_to_end(table.pk)
+        snapshot = _views.get(table.pk)
     version = (table.version, table.changed_at)
     if played is None or played.version != version:
         state = load_state(table)
@@ -97,8 +98,6 @@ def read_state(table: Table) -> TableState:
         )
     # The row is read afresh (the clock's deadlines, a view read anew): its rules are those of
     # this process's snapshot of the table, parsed already, unless they changed.
-    with _played_lock:
-        snapshot = _views.get(table.pk)
     return state if snapshot is None else state.same_rules_as(snapshot)
 
 
