@@ -380,20 +380,7 @@ class Ramp:
         # serving fewer actions (1,536 tables at 83% of theirs passed on p99 alone).
         step["at_pace"] = round(step["actions_per_s"] * PACE_SECONDS / count, 3)
         if self.parts_files and ms:
-            parts_after = read_parts(self.parts_files)
-            step["parts_us_per_action"] = parts_per_action(parts_before, parts_after, len(ms))
-            step["parts_calls_per_1000_actions"] = {
-                name: round(
-                    1000
-                    * sum(
-                        new["parts"][name][1] - old["parts"][name][1]
-                        for old, new in zip(parts_before, parts_after, strict=True)
-                    )
-                    / len(ms),
-                    1,
-                )
-                for name in parts_after[0]["parts"]
-            }
+            step.update(parts_of_step(parts_before, read_parts(self.parts_files), len(ms)))
         step["ok"] = bool(
             ms
             and step["p99_ms"] < TARGET_MS
@@ -449,29 +436,40 @@ def read_parts(paths: list[Path]) -> list[dict[str, Any]]:
     return [json.loads(path.read_text()) for path in paths]
 
 
-def parts_per_action(
+def parts_of_step(
     before: list[dict[str, Any]], after: list[dict[str, Any]], actions: int
-) -> dict[str, float]:
+) -> dict[str, dict[str, float]]:
     """The CPU of each part over a step, in µs an action, summed over the server processes,
     with the rest of the event loop's thread and of the other threads (a part named with a
-    leading space is held in the one above it; "worker: " parts run in the other threads)."""
+    leading space is held in the one above it; "worker: " parts run in the other threads), and
+    how often each part ran."""
     spent: dict[str, float] = {}
+    calls: dict[str, int] = {}
     for old, new in zip(before, after, strict=True):
-        parts = {name: new["parts"][name][0] - old["parts"][name][0] for name in new["parts"]}
-        for name, seconds in parts.items():
-            spent[name] = spent.get(name, 0.0) + seconds
+        parts = {}
+        for name, (seconds, count) in new["parts"].items():
+            then_seconds, then_count = old["parts"][name]
+            parts[name] = seconds - then_seconds
+            calls[name] = calls.get(name, 0) + count - then_count
         loop = new["loop_thread_s"] - old["loop_thread_s"]
         others = new["process_s"] - old["process_s"] - loop
         top = [name for name in parts if not name.startswith(" ")]
-        rests = {
-            "the loop's thread, the rest": loop
-            - sum(parts[n] for n in top if not n.startswith("worker: ")),
-            "other threads, the rest": others
-            - sum(parts[n] for n in top if n.startswith("worker: ")),
-        }
-        for name, seconds in rests.items():
+        parts["the loop's thread, the rest"] = loop - sum(
+            parts[n] for n in top if not n.startswith("worker: ")
+        )
+        parts["other threads, the rest"] = others - sum(
+            parts[n] for n in top if n.startswith("worker: ")
+        )
+        for name, seconds in parts.items():
             spent[name] = spent.get(name, 0.0) + seconds
-    return {name: round(1e6 * seconds / actions, 1) for name, seconds in spent.items()}
+    return {
+        "parts_us_per_action": {
+            name: round(1e6 * seconds / actions, 1) for name, seconds in spent.items()
+        },
+        "parts_calls_per_1000_actions": {
+            name: round(1000 * count / actions, 1) for name, count in calls.items()
+        },
+    }
 
 
 # -- set-ups ------------------------------------------------------------------------------------
@@ -521,8 +519,10 @@ def start_servers(
     compress: bool = False,
     parts: bool = False,
 ) -> list[Daphne]:
-    """`parts`: serve `app` through bench/parts_asgi.py, each process writing its totals to
-    `parts_file(server)`."""
+    """`parts`: serve the app through bench/parts_asgi.py instead of `app`, each process
+    writing its totals to the file its `BENCH_PARTS_FILE` names."""
+    if parts:
+        app = "bench.parts_asgi:application"
     servers = []
     try:
         for i in range(setup.processes):
@@ -530,7 +530,6 @@ def start_servers(
             env = setup.env
             if parts:
                 env = {**env, "BENCH_PARTS_FILE": str(workdir / f"{setup.name}-{label}-{i}.parts")}
-                app = "bench.parts_asgi:application"
             process = Daphne(env, log_path, app=app, server=server, compress=compress)
             servers.append(process.start())
     except BaseException:

@@ -102,8 +102,7 @@ def _thread_cpu(tid: int) -> float:
 
 def _report(path: Path) -> None:
     main_tid = _main.native_id
-    while True:
-        time.sleep(1.0)
+    while True:  # written at once, so a step that starts at any moment finds the file
         figures = {
             "parts": {name: list(total) for name, total in _totals.items()},
             "loop_thread_s": _thread_cpu(main_tid) if main_tid is not None else None,
@@ -112,6 +111,7 @@ def _report(path: Path) -> None:
         temporary = path.with_suffix(".tmp")
         temporary.write_text(json.dumps(figures))
         temporary.replace(path)
+        time.sleep(1.0)
 
 
 for _name, _owner, _attribute, _thread in PARTS:
