@@ -63,9 +63,13 @@ class TableState:
     # The hand's record has new actions that are not written yet (store.py writes them
     # with the table's row).
     record_changed: bool = False
-    # The change's other rows (seats, a new rubber or hand, the end of a hand), written in the
+    # The change's other rows (seats, a new rubber or hand, a rubber's end), written in the
     # change's transaction once the table's row is claimed at the version it was read at.
     later: list[Callable[[], None]] = field(default_factory=list)
+    # Rows beside the table's that plain statements write (the end of a hand): each makes its
+    # statements for the connection that writes the change (store.py), so the event loop's
+    # writers send them too, and a hand's end needs no trip to a worker thread.
+    statements: list[Callable[[Any], list[tuple[str, list[Any]]]]] = field(default_factory=list)
     # A new hand dealt from the version this was (the rubber unchanged): another process takes
     # the table's fields from the change message and reads only the new hand's row.
     dealt_from: int | None = None

@@ -7,25 +7,27 @@ checked against:
     UPDATE table SET <the changed fields, the new version> WHERE id = %s AND version = %s
 
 then inserts the action's receipt (an id is applied once: a unique constraint), writes the
-change's other rows (`TableState.later`: seats, a new rubber or hand, the end of a hand with its
-rubber and tallies, the nights hook), the hand's record, and the notice that tells the other
-processes (games/live/notices.py). When the claim finds the table at another version, nothing is
+change's other rows (`TableState.statements`, plain statements: the end of a hand with its
+rubber and tallies; `TableState.later`, through the ORM: seats, a new rubber or hand, a rubber's
+end with the nights hook), the hand's record, and the notice that tells the other processes
+(games/live/notices.py). When the claim finds the table at another version, nothing is
 written and `Lost` is raised: the caller reads the table again and retries once.
 
 Where the write runs is an executor choice made here and nowhere else:
 
 - `write` runs it on the calling thread's Django connection (a worker thread of the server, a
   view, the clock; always behind SQLite).
-- `write_here` runs it on the event loop, on a connection of the process's own: a change that
-  adds actions to a hand and writes nothing else (most of them) never waits for a worker
-  thread. Behind PostgreSQL the statements go as one statement, with the changes that came
-  meanwhile, in one round trip and one transaction (`LoopWriter`); behind SQLite, a library
-  in this process, they run on the loop itself, in one transaction that waits a few
-  milliseconds at most for the file's write lock (`SqliteLoopWriter`). A change with more
-  rows goes to `write` in a worker thread, with the loop's other changes that came meanwhile,
-  each on a savepoint of one transaction (`GroupCommit`: one commit, and one trip to the
-  thread, for all of them). The statements are the same; a change the loop could not write is
-  decided again in a worker thread.
+- `write_here` runs it on the event loop, on a connection of the process's own: a change whose
+  rows are all written by plain statements (an action added to a hand, most of them, and the
+  end of a hand that does not end the rubber) never waits for a worker thread. Behind
+  PostgreSQL the statements go as one statement, with the changes that came meanwhile, in one
+  round trip and one transaction (`LoopWriter`); behind SQLite, a library in this process,
+  they run on the loop itself, in one transaction that waits a few milliseconds at most for
+  the file's write lock (`SqliteLoopWriter`). A change with rows the ORM writes
+  (`TableState.later`) goes to `write` in a worker thread, with the loop's other changes that
+  came meanwhile, each on a savepoint of one transaction (`GroupCommit`: one commit, and one
+  trip to the thread, for all of them). The statements are the same; a change the loop could
+  not write is decided again in a worker thread.
 
 The reads of the live path are here too: a table's rows, prepared once (games/services/prepared.py).
 """
@@ -157,7 +159,8 @@ _SKIPPING: dict[str, str] = {}
 def _opening(
     state: TableState, base: int, now: datetime, action_id: str | None, db: Any, waits: bool
 ) -> list[tuple[str, list[Any]]]:
-    """The claim of the table's row, and the action's receipt."""
+    """The claim of the table's row, the action's receipt, and the rows beside the table's
+    that plain statements write (`TableState.statements`: the end of a hand)."""
     row = state.table
     sql, params = _CLAIM.statement(
         db, tuple(getattr(row, f.attname) for f in _CLAIM.fields), (row.pk, base)
@@ -170,6 +173,8 @@ def _opening(
     statements = [(sql, params)]
     if action_id is not None:
         statements.append(_NEW_RECEIPT.statement(db, (row.pk, action_id, row.version, now)))
+    for make in state.statements:
+        statements += make(db)
     state.taken = action_id
     return statements
 
@@ -218,6 +223,7 @@ def write(
             for step in state.later:
                 step()
             state.later.clear()
+            state.statements.clear()
             with connection.cursor() as cursor:
                 for statement in _closing(state, connection):
                     cursor.execute(*statement)
@@ -237,28 +243,41 @@ def write(
         raise
 
 
-def hand_end(hand: PlayedHand, rubber: Rubber, lives_lost: dict[int, int]) -> None:
-    """Write the end of a hand, in the change's transaction: the hand's and the rubber's rows,
-    and the lives each player lost added to her tally (statements built once: the ORM's
-    saves and updates were a few per cent of a busy server's time)."""
-    _HAND_END(hand.pk, hand.record, hand.complete, hand.result, hand.finished_at)
-    _RUBBER_END(
-        rubber.pk,
-        rubber.lives,
-        rubber.dealer,
-        rubber.over,
-        rubber.winner,
-        rubber.losers,
-        rubber.finished_at,
-    )
-    lost = [(n, rubber.pk, seat) for seat, n in lives_lost.items() if n]
-    if lost:
-        table, _, tally, of, at = _quoted(RubberPlayer, "lives_lost", "rubber", "seat")
-        with connection.cursor() as cursor:
-            cursor.executemany(
-                f"UPDATE {table} SET {tally} = {tally} + %s WHERE {of} = %s AND {at} = %s",  # noqa: S608
-                lost,
-            )
+def hand_end(
+    db: Any, hand: PlayedHand, rubber: Rubber, lives_lost: dict[int, int]
+) -> list[tuple[str, list[Any]]]:
+    """The end of a hand as statements for `db` (a connection, which need not be connected):
+    the hand's row with its whole record, the rubber's, and the lives each player lost added
+    to her tally (built once: the ORM's saves and updates were a few per cent of a busy
+    server's time)."""
+    statements = [
+        _HAND_END.statement(
+            db, (hand.record, hand.complete, hand.result, hand.finished_at), (hand.pk,)
+        ),
+        _RUBBER_END.statement(
+            db,
+            (
+                rubber.lives,
+                rubber.dealer,
+                rubber.over,
+                rubber.winner,
+                rubber.losers,
+                rubber.finished_at,
+            ),
+            (rubber.pk,),
+        ),
+    ]
+    tally = _TALLIES.get(db.vendor)
+    if tally is None:
+        table, _, lost, of, at = _quoted(db, RubberPlayer, "lives_lost", "rubber", "seat")
+        tally = _TALLIES[db.vendor] = (
+            f"UPDATE {table} SET {lost} = {lost} + %s WHERE {of} = %s AND {at} = %s"  # noqa: S608
+        )
+    statements += [(tally, [n, rubber.pk, seat]) for seat, n in lives_lost.items() if n]
+    return statements
+
+
+_TALLIES: dict[str, str] = {}  # a player's tally, by the database's vendor
 
 
 def new_hand(row: PlayedHand) -> None:
@@ -284,11 +303,10 @@ def new_hand(row: PlayedHand) -> None:
     row._state.db = _NEW_HAND.alias
 
 
-def _quoted(model: type[Model], *fields: str) -> tuple[str, ...]:
-    """`model`'s table, primary key and `fields`' columns, quoted for this thread's connection:
-    the only names the plain statements here write into their SQL (every value is a
-    parameter)."""
-    quote = connection.ops.quote_name
+def _quoted(db: Any, model: type[Model], *fields: str) -> tuple[str, ...]:
+    """`model`'s table, primary key and `fields`' columns, quoted for `db`: the only names the
+    plain statements here write into their SQL (every value is a parameter)."""
+    quote = db.ops.quote_name
     meta = model._meta
     columns = (quote(meta.get_field(name).column) for name in fields)
     return (quote(meta.db_table), quote(meta.pk.column), *columns)
@@ -385,6 +403,7 @@ class LoopWriter:
             return False
         self.written += 1
         state.record_changed = False
+        state.statements.clear()
         return True
 
     async def _send_waiting(self) -> None:
@@ -526,6 +545,7 @@ class SqliteLoopWriter:
             return False
         self.written += 1
         state.record_changed = False
+        state.statements.clear()
         return True
 
     def _connect(self) -> sqlite3.Connection:
@@ -584,9 +604,9 @@ def new_loop_writer(loop: asyncio.AbstractEventLoop) -> LoopWriter | SqliteLoopW
 
 
 async def write_here(state: TableState, base: int, now: datetime, action_id: str) -> bool:
-    """Write the change from the event loop: on the loop's own connection when it only adds to
-    the hand's record, else `write` in a worker thread. False when nothing was written (the
-    caller decides with a fresh read); Duplicate when the id was used."""
+    """Write the change from the event loop: on the loop's own connection when plain statements
+    write all of it, else (`state.later`) `write` in a worker thread. False when nothing was
+    written (the caller decides with a fresh read); Duplicate when the id was used."""
     if not state.later:
         if await loop_writer().write(state, base, now, action_id):
             table = state.table
@@ -710,7 +730,7 @@ def mark_seen_all(held: Iterable[tuple[int, Holder]]) -> None:
         holders.setdefault(table_id, []).append(holder)
     # Plain statements, not the ORM: a round reads every seat of the process's tables, and the
     # ORM prepared each of the thousands of ids of its `IN` lists one by one.
-    table, key, at, *columns = _quoted(Seat, "table", *SeatKeys._fields)
+    table, key, at, *columns = _quoted(connection, Seat, "table", *SeatKeys._fields)
     read = f"SELECT {key}, {at}, {', '.join(columns)} FROM {table} WHERE {at} IN ({{}})"  # noqa: S608
     seen = [
         pk
@@ -718,7 +738,7 @@ def mark_seen_all(held: Iterable[tuple[int, Holder]]) -> None:
         if any(h.holds(SeatKeys(*keys)) for h in holders[table_id])
     ]
     if seen:
-        table, key, last_seen = _quoted(Seat, "last_seen")
+        table, key, last_seen = _quoted(connection, Seat, "last_seen")
         now = Seat._meta.get_field("last_seen").get_db_prep_save(timezone.now(), connection)
         update = f"UPDATE {table} SET {last_seen} = %s WHERE {key} IN ({{}})"  # noqa: S608
         _in_parts(update, seen, [now])
@@ -743,7 +763,7 @@ def _in_parts(sql: str, ids: list[int], params: list[Any] | None = None) -> list
 def presence(tables: list[int]) -> list[tuple[int, int, datetime | None]]:
     """Each seat's id, table and `last_seen`, at `tables`, as the ORM reads them (a plain
     statement: the ORM looked up `settings.USE_TZ` for every seat of a heartbeat round)."""
-    table, key, at, seen = _quoted(Seat, "table", "last_seen")
+    table, key, at, seen = _quoted(connection, Seat, "table", "last_seen")
     rows = _in_parts(f"SELECT {key}, {at}, {seen} FROM {table} WHERE {at} IN ({{}})", tables)  # noqa: S608
     # SQLite hands back the UTC moment without its zone, PostgreSQL with it.
     zone = connection.timezone if settings.USE_TZ else None
@@ -758,7 +778,7 @@ def presence(tables: list[int]) -> list[tuple[int, int, datetime | None]]:
 
 
 def versions(tables: list[int]) -> dict[int, int]:
-    table, key, version = _quoted(Table, "version")
+    table, key, version = _quoted(connection, Table, "version")
     return dict(_in_parts(f"SELECT {key}, {version} FROM {table} WHERE {key} IN ({{}})", tables))  # noqa: S608
 
 

@@ -527,20 +527,22 @@ def _finish_hand(state: TableState, now: datetime) -> None:
     outcome = finish_hand(state, now)
     row, rubber_row, table = state.hand_row, state.rubber, state.table
     assert row is not None and rubber_row is not None
+    # The hand's row (its whole record with it), the rubber's and the lives each player lost:
+    # plain statements, which the loop's writers send too.
+    state.statements.append(lambda db: store.hand_end(db, row, rubber_row, outcome.lives_lost))
+    state.record_changed = False
+    if not rubber_row.over:
+        return
 
     def write() -> None:
-        # The hand's and the rubber's rows and the lives each player lost, with statements
-        # built once; at a rubber's end also who lost it and who won, and the nights hook.
-        store.hand_end(row, rubber_row, outcome.lives_lost)
-        if rubber_row.over:
-            players = RubberPlayer.objects.filter(rubber=rubber_row)
-            players.filter(seat__in=rubber_row.losers).update(lost=True)
-            players.filter(seat=rubber_row.winner).update(won=True)
-            # The nights hook: standings, rounds owed and ratings are written in this
-            # transaction.
-            signals.rubber_finished.send(
-                sender=Rubber, rubber=rubber_row, table=table, hand=row, now=now
-            )
+        # At a rubber's end also who lost it and who won, and the nights hook.
+        players = RubberPlayer.objects.filter(rubber=rubber_row)
+        players.filter(seat__in=rubber_row.losers).update(lost=True)
+        players.filter(seat=rubber_row.winner).update(won=True)
+        # The nights hook: standings, rounds owed and ratings are written in this transaction.
+        signals.rubber_finished.send(
+            sender=Rubber, rubber=rubber_row, table=table, hand=row, now=now
+        )
 
     state.later.append(write)
 

@@ -216,9 +216,9 @@ async def test_without_a_snapshot_the_action_is_decided_in_a_worker_thread(klave
 async def test_the_last_card_of_a_hand_writes_the_end_in_the_same_transaction(
     klaver: Cast,
 ) -> None:
-    """The end of a hand writes the hand's result, the rubber and the tallies with the action:
-    a change with more rows than the table's and the record goes to a worker thread, where
-    the same claim comes first."""
+    """The end of a hand writes the hand's result, the rubber and the tallies with the action,
+    on the loop: plain statements, in the change's own transaction after the same claim (only
+    a rubber's end, with the ORM's rows and the nights hook, goes to a worker thread)."""
     table = await sync_to_async(four_people_table)(klaver)
 
     def one_before_the_end() -> tuple[int, dict[str, Any]]:
@@ -239,7 +239,7 @@ async def test_the_last_card_of_a_hand_writes_the_end_in_the_same_transaction(
     writer = store.loop_writer()
     written = writer.written
     outcome = await tables.act_here(table.pk, who, seat, payload, "last")
-    assert writer.written == written
+    assert writer.written == written + 1
 
     def ended() -> tuple[PlayedHand, list[int], list[int]]:
         finished = PlayedHand.objects.filter(rubber__table_id=table.pk).order_by("number")[0]
@@ -254,8 +254,16 @@ async def test_the_last_card_of_a_hand_writes_the_end_in_the_same_transaction(
 
     finished, tallies, lost = await sync_to_async(ended)()
     assert outcome.version == before["table"]["version"] + 1 and finished.complete
+    assert finished.finished_at is not None and not finished.rubber.over
+    # The whole record, the last card in it, went with the hand's end.
+    last = finished.record["actions"][-1]
+    assert len(finished.record["actions"]) == len(before["record"]["actions"]) + 1
+    assert (last["act"], last["card"]) == ("play", payload["card"])
     # The rubber's lives and the players' tallies were written with it, and agree.
     assert finished.result is not None and sum(tallies) > 0 and tallies == lost
+    assert await sync_to_async(rows)(table.pk) != before
+    receipt = await sync_to_async(ActionReceipt.objects.get)(table_id=table.pk, action_id="last")
+    assert receipt.version == outcome.version
     await writer.close()
 
 
