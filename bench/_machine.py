@@ -5,6 +5,8 @@ from __future__ import annotations
 import contextlib
 import os
 import platform
+import sys
+import sysconfig
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +19,22 @@ def cpu_name() -> str:
     return platform.processor()
 
 
+def python_build() -> str:
+    """How this interpreter was built, as far as speed goes: "pgo+lto" for the optimized builds
+    (python.org's, Debian's, the official Docker images'), else what it lacks; "shared" when
+    it runs from a shared library. A plain `pyenv install` builds neither optimization, as a
+    shared library: in one thread (bench/actions.py) a tenth slower than an optimized build,
+    in a loaded server a few per cent (docs/history/live-speed.md, twelfth session)."""
+    args = str(sysconfig.get_config_var("CONFIG_ARGS") or "")
+    parts = [
+        "pgo" if "--enable-optimizations" in args else "no-pgo",
+        "lto" if "--with-lto" in args else "no-lto",
+    ]
+    if sysconfig.get_config_var("Py_ENABLE_SHARED"):
+        parts.append("shared")
+    return "+".join(parts)
+
+
 def machine() -> dict[str, Any]:
     memory = ""
     with contextlib.suppress(OSError):
@@ -26,5 +44,7 @@ def machine() -> dict[str, Any]:
         "cpu": cpu_name(),
         "memory": memory,
         "python": platform.python_version(),
+        "python_build": python_build(),
+        "python_executable": sys.executable,
         "platform": platform.platform(),
     }
