@@ -15,7 +15,8 @@ trips, but no less CPU per action in the servers; see docs/live.md.)"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from django.db import connections, router
@@ -140,11 +141,17 @@ class _RowWrite:
 
     def run(self, values: tuple[Any, ...], key: tuple[Any, ...] = ()) -> int:
         """Run it on the model's database; the number of rows it wrote."""
+        with self._executed(values, key) as cursor:
+            return int(cursor.rowcount)
+
+    @contextlib.contextmanager
+    def _executed(self, values: tuple[Any, ...], key: tuple[Any, ...] = ()) -> Iterator[Any]:
+        """The cursor that ran it on the model's database, for what it gives back."""
         connection = connections[self.alias]
         sql, params = self.statement(connection, values, key)
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
-            return int(cursor.rowcount)
+            yield cursor
 
     def build(self, quote: Callable[[str], str]) -> str:
         raise NotImplementedError
@@ -195,9 +202,6 @@ class RowCreate(RowInsert):
         return f"{super().build(quote)} RETURNING {quote(self.model._meta.pk.column)}"
 
     def __call__(self, *values: Any) -> int:
-        connection = connections[self.alias]
-        sql, params = self.statement(connection, values)
-        with connection.cursor() as cursor:
-            cursor.execute(sql, params)
+        with self._executed(values) as cursor:
             (key,) = cursor.fetchone()
             return int(key)
