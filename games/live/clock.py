@@ -2,9 +2,10 @@
 
 Each server process runs one clock task. It sleeps until the nearest deadline in the database
 (at most a second, so deadlines set by other processes are seen; at least `GATHER_SECONDS`
-between two looks, each one query), and fires each due table in a
-worker thread, several tables at once, so bot thinking and database work never block the event
-loop and one table's computer player never holds up another table. Where several processes
+between two looks, each one query), and fires each due table: a deal from this process's
+snapshot on the event loop where it can (`tables.fire_here`, one a turn of the loop), anything
+else in a worker thread, several tables at once, so bot thinking and database work never block
+the event loop and one table's computer player never holds up another table. Where several processes
 serve (PostgreSQL), the process a table's phones are at fires it, and renders the change from
 the state it made; the others fire it only `OTHERS_SECONDS` late. Firing twice is
 harmless: `tables.fire_deadline` writes only at the version it read; a table whose row
@@ -164,12 +165,21 @@ async def _run() -> None:
     wake = _wake
     loop = asyncio.get_running_loop()
     workers = asyncio.Semaphore(WORKERS)
+    here = asyncio.Lock()
     firing: set[int] = set()
     held: dict[int, float] = {}  # table -> the loop's time it is tried again
     tasks: set[asyncio.Task[None]] = set()
 
     async def fire(table_id: int) -> None:
         try:
+            # A deal on the loop first (a millisecond: no query, no worker thread), one a turn
+            # of the loop: the deals a look finds all at once, dealt in one turn, held every
+            # phone's frames behind them (p50 at 1,024 tables 114-323 ms, against 26-33).
+            async with here:
+                await asyncio.sleep(0)
+                fired = await tables.fire_here(table_id)
+            if fired:
+                return
             async with workers:
                 if await _fire_one_async(table_id):
                     held[table_id] = loop.time() + POLL_SECONDS

@@ -15,9 +15,8 @@ trips, but no less CPU per action in the servers; see docs/live.md.)"""
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 from django.db import connections, router
 from django.db.models import Field, Model, QuerySet
@@ -141,17 +140,10 @@ class _RowWrite:
 
     def run(self, values: tuple[Any, ...], key: tuple[Any, ...] = ()) -> int:
         """Run it on the model's database; the number of rows it wrote."""
-        with self._executed(values, key) as cursor:
-            return int(cursor.rowcount)
-
-    @contextlib.contextmanager
-    def _executed(self, values: tuple[Any, ...], key: tuple[Any, ...] = ()) -> Iterator[Any]:
-        """The cursor that ran it on the model's database, for what it gives back."""
         connection = connections[self.alias]
-        sql, params = self.statement(connection, values, key)
         with connection.cursor() as cursor:
-            cursor.execute(sql, params)
-            yield cursor
+            cursor.execute(*self.statement(connection, values, key))
+            return int(cursor.rowcount)
 
     def build(self, quote: Callable[[str], str]) -> str:
         raise NotImplementedError
@@ -194,14 +186,39 @@ class RowInsert(_RowWrite):
         return self.run(values)
 
 
+class Returning(NamedTuple):
+    """A statement whose first row comes back to `then` once it has run (a new row's key):
+    whoever runs a change's statements runs it as the others, then hands `then` that row."""
+
+    sql: str
+    params: list[Any]
+    then: Callable[[tuple[Any, ...]], None]
+
+
+# A statement as the writers send it: SQL with %s placeholders and its parameters.
+Statement = tuple[str, list[Any]] | Returning
+
+
+def run_all(cursor: Any, statements: list[Statement]) -> None:
+    """`statements` run in order on `cursor` (a DB-API cursor: Django's, or sqlite3's), each
+    `Returning` one's row handed to its `then` (its rows all read, so nothing is left in
+    progress when the transaction commits)."""
+    for statement in statements:
+        cursor.execute(statement[0], statement[1])
+        if isinstance(statement, Returning):
+            statement.then(cursor.fetchall()[0])
+
+
 class RowCreate(RowInsert):
-    """`INSERT` of one new row with `fields`, as `save` of a new instance writes it:
-    `create(*values)` gives its primary key, read back with `RETURNING` as the ORM does."""
+    """`INSERT` of one new row with `fields`, as `save` of a new instance writes it, its
+    primary key read back with `RETURNING` as the ORM does: `creating(connection, values,
+    then)`, a statement that hands `then` the new key."""
 
     def build(self, quote: Callable[[str], str]) -> str:
         return f"{super().build(quote)} RETURNING {quote(self.model._meta.pk.column)}"
 
-    def __call__(self, *values: Any) -> int:
-        with self._executed(values) as cursor:
-            (key,) = cursor.fetchone()
-            return int(key)
+    def creating(
+        self, connection: Any, values: tuple[Any, ...], then: Callable[[int], None]
+    ) -> Returning:
+        sql, params = self.statement(connection, values)
+        return Returning(sql, params, lambda row: then(int(row[0])))

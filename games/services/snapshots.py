@@ -210,11 +210,17 @@ def editable_copy(shared: TableState) -> TableState:
     return _editable(shared, clone(shared.table))
 
 
-def editable_snapshot(table_id: int) -> TableState | None:
-    """`editable_copy` of this process's snapshot of the table, with no query: a change made
-    from it holds only if the table is still at the snapshot's version when it is written."""
+def kept(table_id: int) -> TableState | None:
+    """This process's snapshot of the table (None: it has none), with no query. Never change
+    it: a change is made to its `editable_copy`, and holds only if the table is still at the
+    snapshot's version when it is written."""
     with _played_lock:
-        shared = _views.get(table_id)
+        return _views.get(table_id)
+
+
+def editable_snapshot(table_id: int) -> TableState | None:
+    """`editable_copy` of this process's snapshot of the table (`kept`), with no query."""
+    shared = kept(table_id)
     if shared is None:
         return None
     return _editable(shared, clone(shared.table))

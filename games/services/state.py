@@ -17,6 +17,7 @@ from games.engine import table as table_rules
 from games.engine.rubber import Rubber as EngineRubber
 from games.models import PlayedHand, Rubber, Seat, Table
 from games.services.conf import seconds
+from games.services.prepared import Statement
 
 
 class SeatKeys(NamedTuple):
@@ -66,10 +67,10 @@ class TableState:
     # The change's other rows (seats, a new rubber or hand, a rubber's end), written in the
     # change's transaction once the table's row is claimed at the version it was read at.
     later: list[Callable[[], None]] = field(default_factory=list)
-    # Rows beside the table's that plain statements write (the end of a hand): each makes its
-    # statements for the connection that writes the change (store.py), so the event loop's
-    # writers send them too, and a hand's end needs no trip to a worker thread.
-    statements: list[Callable[[Any], list[tuple[str, list[Any]]]]] = field(default_factory=list)
+    # Rows beside the table's that plain statements write (the end of a hand, a new hand): each
+    # makes its statements for the connection that writes the change (store.py), so the event
+    # loop's writers send them too, and a hand's end or a deal needs no trip to a worker thread.
+    statements: list[Callable[[Any], list[Statement]]] = field(default_factory=list)
     # A new hand dealt from the version this was (the rubber unchanged): another process takes
     # the table's fields from the change message and reads only the new hand's row.
     dealt_from: int | None = None

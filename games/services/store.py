@@ -40,6 +40,7 @@ import logging
 import os
 import sqlite3
 from collections.abc import Collection, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -51,7 +52,15 @@ from django.utils import timezone
 from games.live import notices
 from games.models import ActionReceipt, PlayedHand, Rubber, RubberPlayer, Seat, Table
 from games.services import events
-from games.services.prepared import Prepared, RowCreate, RowInsert, RowUpdate
+from games.services.prepared import (
+    Prepared,
+    Returning,
+    RowCreate,
+    RowInsert,
+    RowUpdate,
+    Statement,
+    run_all,
+)
 from games.services.state import CHANGED_FIELDS, Holder, SeatKeys
 
 if TYPE_CHECKING:
@@ -69,6 +78,11 @@ class Lost(Exception):
 class Held(Exception):
     """Another transaction holds the table's row (past the lock timeout, or at all for a write
     that does not wait): nothing written."""
+
+
+class Elsewhere(Exception):
+    """This writer cannot send one of the change's statements (a `Returning` one, on
+    PostgreSQL's loop): a worker thread writes the change instead. Nothing written."""
 
 
 class Duplicate(Exception):
@@ -158,7 +172,7 @@ _SKIPPING: dict[str, str] = {}
 
 def _opening(
     state: TableState, base: int, now: datetime, action_id: str | None, db: Any, waits: bool
-) -> list[tuple[str, list[Any]]]:
+) -> list[Statement]:
     """The claim of the table's row, the action's receipt, and the rows beside the table's
     that plain statements write (`TableState.statements`: the end of a hand)."""
     row = state.table
@@ -170,7 +184,7 @@ def _opening(
         # waited for: the clock goes on with other tables, the loop's connection with other
         # changes. The same parameters, in the same order.
         sql = _SKIPPING.get(sql) or _SKIPPING.setdefault(sql, _skipping(sql, db.ops.quote_name))
-    statements = [(sql, params)]
+    statements: list[Statement] = [(sql, params)]
     if action_id is not None:
         statements.append(_NEW_RECEIPT.statement(db, (row.pk, action_id, row.version, now)))
     for make in state.statements:
@@ -218,8 +232,7 @@ def write(
                     if not waits and _version(table_id) == base:
                         raise Held
                     raise Lost
-                for statement in receipts:
-                    cursor.execute(*statement)
+                run_all(cursor, receipts)
             for step in state.later:
                 step()
             state.later.clear()
@@ -280,27 +293,30 @@ def hand_end(
 _TALLIES: dict[str, str] = {}  # a player's tally, by the database's vendor
 
 
-def new_hand(row: PlayedHand) -> None:
-    """Insert `row`, a hand just dealt, in the change's transaction, as its `save` would: its
-    start stamped now, its rubber's key taken from the rubber row (written before it in the
-    same change when the rubber is new too), its own key read back."""
+def new_hand(db: Any, row: PlayedHand) -> list[Statement]:
+    """Insert `row`, a hand just dealt, as its `save` would, as a statement for `db`: its
+    start stamped now, its rubber's key taken from the rubber row, its own key read back
+    into it when the statement has run (`Returning`)."""
     rubber_id = row.rubber.pk
     if rubber_id is None:
         raise ValueError("a hand's rubber is written before the hand")
     row.rubber_id = rubber_id
     row.started_at = timezone.now()
-    row.pk = _NEW_HAND(
-        rubber_id,
-        row.number,
-        row.seats,
-        row.record,
-        row.complete,
-        row.result,
-        row.started_at,
-        row.finished_at,
-    )
-    row._state.adding = False
-    row._state.db = _NEW_HAND.alias
+
+    def keyed(key: int) -> None:
+        row.pk = key
+        row._state.adding = False
+        row._state.db = _NEW_HAND.alias
+
+    values = (rubber_id, row.number, row.seats, row.record, row.complete, row.result)
+    return [_NEW_HAND.creating(db, (*values, row.started_at, row.finished_at), keyed)]
+
+
+def insert_hand(row: PlayedHand) -> None:
+    """`new_hand` run now, in the change's transaction (a worker thread's `later`: the hand
+    of a rubber whose own row the same change inserts first)."""
+    with connection.cursor() as cursor:
+        run_all(cursor, new_hand(connection, row))
 
 
 def _quoted(db: Any, model: type[Model], *fields: str) -> tuple[str, ...]:
@@ -327,15 +343,19 @@ def note(table: Table, base: int) -> bool:
 # -- the write on the event loop ------------------------------------------------------------------
 
 
-def _as_one(statements: list[tuple[str, list[Any]]]) -> tuple[str, list[Any]]:
+def _as_one(statements: list[Statement]) -> tuple[str, list[Any]]:
     """A change's statements as one (its own transaction, one round trip): the claim and the
     other writes as data-modifying parts of a `WITH`, which all run, and what the others
     select (the notice) in the select list; the claim fails the whole of it when it wrote no
-    row (a division by zero, 22012)."""
+    row (a division by zero, 22012). Raises Elsewhere for a statement whose row must come
+    back (`Returning`: a new hand's key, which the notice names)."""
     (claim, params), *rest = statements
     parts, selected, values = [f"claimed AS ({claim} RETURNING 1)"], ["1 / COUNT(*)"], []
     params = list(params)
-    for sql, more in rest:
+    for statement in rest:
+        if isinstance(statement, Returning):
+            raise Elsewhere
+        sql, more = statement
         if sql.startswith("SELECT "):
             selected.append(sql.removeprefix("SELECT "))
             values += more
@@ -368,6 +388,7 @@ class LoopWriter:
     and a later one sees an earlier one's claim in the same transaction."""
 
     BATCH = 64  # changes at most in one transaction
+    reads_back = False  # a `Returning` statement: not in the one statement a change is sent as
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
@@ -381,7 +402,9 @@ class LoopWriter:
         # A wrapper of its own (never connected) prepares the values as the ORM does.
         self.django = connections.create_connection("default")
 
-    async def write(self, state: TableState, base: int, now: datetime, action_id: str) -> bool:
+    async def write(
+        self, state: TableState, base: int, now: datetime, action_id: str | None
+    ) -> bool:
         """`write`'s statements on the loop; False when nothing was written (the table moved
         on, its row was held, the id was used, or no connection): the caller decides with a
         fresh read in a worker thread.
@@ -501,12 +524,20 @@ class SqliteLoopWriter:
 
     SQLite runs in this process: a statement is a function call, and a commit appends to the
     write-ahead log (`synchronous=NORMAL`, as the server's other connections), so the loop writes
-    a change in less time than a trip to a worker thread and back takes. It never checkpoints
-    the log (the worker threads' connections do, as they commit), and it waits for the file's
-    write lock, which one writer at a time holds, `BUSY_MS` at most: a change that could not be
-    written then is decided again in a worker thread, as one that lost its race."""
+    a change in less time than a trip to a worker thread and back takes. It waits for the
+    file's write lock, which one writer at a time holds, `BUSY_MS` at most: a change that could
+    not be written then is decided again in a worker thread, as one that lost its race.
+
+    The loop never copies the log into the database file itself (a checkpoint syncs the file:
+    milliseconds of the disk's time, every phone's change waiting meanwhile); a thread of the
+    writer's own does, every `CHECKPOINT_CHANGES` changes (`_checkpoint`). With nearly every
+    change written here, the worker threads' commits, which checkpoint as SQLite does by
+    itself, are too few to keep the log short: without it the log grew by megabytes a second
+    (110 MB after 25 s at 1,024 tables) and every write slowed."""
 
     BUSY_MS = 10
+    CHECKPOINT_CHANGES = 256  # about SQLite's own 1,000 pages of log between two checkpoints
+    reads_back = True  # a `Returning` statement's row is read back (a new hand's key)
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
@@ -516,8 +547,15 @@ class SqliteLoopWriter:
         # A wrapper of its own (never connected) prepares the values as the ORM does.
         self.django = connections.create_connection("default")
         self.queries: dict[str, str] = {}  # Django's placeholders -> sqlite3's
+        self.since_checkpoint = 0  # changes written since the last checkpoint began
+        self.checkpoints = 0  # checkpoints that restarted the log (for the logs and the tests)
+        self.checkpointer: ThreadPoolExecutor | None = None
+        self.checkpointing = False
+        self.checkpoint_connection: sqlite3.Connection | None = None  # the checkpointer's own
 
-    async def write(self, state: TableState, base: int, now: datetime, action_id: str) -> bool:
+    async def write(
+        self, state: TableState, base: int, now: datetime, action_id: str | None
+    ) -> bool:
         """`write`'s statements on the loop; False when nothing was written (the table moved
         on, the id was used, the lock was held too long, an error): the caller decides with a
         fresh read in a worker thread."""
@@ -531,10 +569,10 @@ class SqliteLoopWriter:
             self.passed += 1
             return False
         try:
-            if connection.execute(self._query(claim), params).rowcount != 1:
+            cursor = connection.cursor()
+            if cursor.execute(self._query(claim), params).rowcount != 1:
                 raise Lost
-            for sql, values in rest:
-                connection.execute(self._query(sql), values)
+            run_all(cursor, [self._here(statement) for statement in rest])
             connection.execute("COMMIT")
         except (Lost, sqlite3.Error) as error:
             if not isinstance(error, (Lost, sqlite3.IntegrityError)):
@@ -546,25 +584,74 @@ class SqliteLoopWriter:
         self.written += 1
         state.record_changed = False
         state.statements.clear()
+        self.since_checkpoint += 1
+        if self.since_checkpoint >= self.CHECKPOINT_CHANGES and not self.checkpointing:
+            self._checkpoint_soon()
         return True
 
     def _connect(self) -> sqlite3.Connection:
         if self.connection is None:
-            params = self.django.get_connection_params()
-            params.pop("detect_types", None)  # it only writes
-            params["timeout"] = self.BUSY_MS / 1000
-            connection = sqlite3.connect(**params, isolation_level=None)
+            connection = self._open()
             try:
-                connection.execute("PRAGMA foreign_keys = ON")
-                for command in self.django.init_commands:
-                    if command.strip():
-                        connection.execute(command)
-                connection.execute("PRAGMA wal_autocheckpoint = 0")
+                connection.execute("PRAGMA wal_autocheckpoint = 0")  # `_checkpoint` does
             except BaseException:
                 connection.close()
                 raise
             self.connection = connection
         return self.connection
+
+    def _open(self) -> sqlite3.Connection:
+        params = self.django.get_connection_params()
+        params.pop("detect_types", None)  # it only writes
+        params["timeout"] = self.BUSY_MS / 1000
+        connection = sqlite3.connect(**params, isolation_level=None)
+        try:
+            connection.execute("PRAGMA foreign_keys = ON")
+            for command in self.django.init_commands:
+                if command.strip():
+                    connection.execute(command)
+        except BaseException:
+            connection.close()
+            raise
+        return connection
+
+    def _checkpoint_soon(self) -> None:
+        self.since_checkpoint = 0
+        self.checkpointing = True
+        if self.checkpointer is None:
+            self.checkpointer = ThreadPoolExecutor(1, thread_name_prefix="toepen-checkpoint")
+        future = self.loop.run_in_executor(self.checkpointer, self._checkpoint)
+        future.add_done_callback(self._checkpointed)
+
+    def _checkpoint(self) -> bool:
+        """In the checkpointer's thread (its connection is its own): the log copied into the
+        database file while the loop goes on writing (`PASSIVE`), then the few changes that
+        came meanwhile with the write lock held (`RESTART`: for that tail only, `BUSY_MS` at
+        most, so the loop's next change waits a moment at worst), so that the next change
+        writes the log from its start and the log stays the size of a few hundred changes.
+        True when it restarted."""
+        connection = self.checkpoint_connection
+        if connection is None:
+            connection = self.checkpoint_connection = self._open()
+        connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        busy, _, _ = connection.execute("PRAGMA wal_checkpoint(RESTART)").fetchone()
+        return not busy
+
+    def _checkpointed(self, future: asyncio.Future[bool]) -> None:
+        self.checkpointing = False
+        if future.cancelled():
+            return
+        error = future.exception()
+        if error is not None:
+            log.warning("a checkpoint of the log failed", exc_info=error)
+        elif future.result():
+            self.checkpoints += 1
+
+    def _close_checkpoints(self) -> None:
+        """In the checkpointer's thread: its connection closed."""
+        connection, self.checkpoint_connection = self.checkpoint_connection, None
+        if connection is not None:
+            connection.close()
 
     def _query(self, sql: str) -> str:
         query = self.queries.get(sql)
@@ -573,6 +660,12 @@ class SqliteLoopWriter:
             query = self.queries[sql] = sql.replace("%s", "?")
         return query
 
+    def _here(self, statement: Statement) -> Statement:
+        """`statement` with sqlite3's placeholders."""
+        if isinstance(statement, Returning):
+            return statement._replace(sql=self._query(statement.sql))
+        return self._query(statement[0]), statement[1]
+
     async def close(self) -> None:
         self.close_now()
 
@@ -580,6 +673,10 @@ class SqliteLoopWriter:
         connection, self.connection = self.connection, None
         if connection is not None:
             connection.close()
+        checkpointer, self.checkpointer = self.checkpointer, None
+        if checkpointer is not None:
+            checkpointer.submit(self._close_checkpoints)
+            checkpointer.shutdown(wait=True)
 
 
 _writer: LoopWriter | SqliteLoopWriter | None = None
@@ -603,15 +700,30 @@ def new_loop_writer(loop: asyncio.AbstractEventLoop) -> LoopWriter | SqliteLoopW
     return SqliteLoopWriter(loop)
 
 
-async def write_here(state: TableState, base: int, now: datetime, action_id: str) -> bool:
+async def write_here(
+    state: TableState,
+    base: int,
+    now: datetime,
+    action_id: str | None = None,
+    *,
+    alone: bool = False,
+) -> bool:
     """Write the change from the event loop: on the loop's own connection when plain statements
-    write all of it, else (`state.later`) `write` in a worker thread. False when nothing was
-    written (the caller decides with a fresh read); Duplicate when the id was used."""
+    write all of it, else (`state.later`, or a statement that writer cannot send) `write` in a
+    worker thread. False when nothing was written (the caller decides with a fresh read);
+    Duplicate when the id was used. `alone`: the loop's own writer or nothing (the clock's
+    changes never wait for a row another transaction holds, and the group's would)."""
     if not state.later:
-        if await loop_writer().write(state, base, now, action_id):
-            table = state.table
-            events.send(table.pk, table.version, table.deadline_at, state)
-            return True
+        try:
+            written = await loop_writer().write(state, base, now, action_id)
+        except Elsewhere:
+            pass
+        else:
+            if written:
+                table = state.table
+                events.send(table.pk, table.version, table.deadline_at, state)
+            return written
+    if alone:
         return False
     try:
         await _group(asyncio.get_running_loop()).write(state, base, now, action_id)
@@ -632,7 +744,9 @@ class GroupCommit:
         self.waiting: list[tuple[tuple[Any, ...], asyncio.Future[None]]] = []
         self.writing = False
 
-    async def write(self, state: TableState, base: int, now: datetime, action_id: str) -> None:
+    async def write(
+        self, state: TableState, base: int, now: datetime, action_id: str | None
+    ) -> None:
         done = self.loop.create_future()
         self.waiting.append(((state, base, now, action_id), done))
         if not self.writing:

@@ -51,7 +51,7 @@ from games.services import players, signals, store
 from games.services.access import is_member
 from games.services.conf import pace, seconds
 from games.services.refusals import engine_message, refusal_message
-from games.services.snapshots import clone, editable_copy, editable_snapshot, read_state
+from games.services.snapshots import clone, editable_copy, editable_snapshot, kept, read_state
 from games.services.state import Holder, TableState, finish_hand
 
 log = logging.getLogger(__name__)
@@ -503,7 +503,12 @@ def _deal(state: TableState, now: datetime, *, again: bool = False) -> bool:
         row = PlayedHand(
             rubber=state.rubber, number=number, seats=list(rubber.hand_seats), record=hand.record()
         )
-        state.later.append(lambda: store.new_hand(row))
+        if state.rubber.pk is None:
+            # A new rubber: the ORM writes its row first (`later`), then the hand after it.
+            state.later.append(lambda: store.insert_hand(row))
+        else:
+            # A plain statement, which the event loop's writer sends too (store.py).
+            state.statements.append(lambda db: store.new_hand(db, row))
     state.hand_row = row
     state.hand = hand
     state.hand_seats = list(rubber.hand_seats)
@@ -850,3 +855,29 @@ def fire_deadline(table_id: int, now: datetime | None = None) -> bool:
         # the other tables and comes back to this one.
         raise Busy from None
     return True
+
+
+async def fire_here(table_id: int) -> bool:
+    """`fire_deadline` from the event loop for a due deal, decided on this process's snapshot
+    of the table (no query) and written by the store (games/services/store.py chooses where);
+    True when it was written. False when there is no snapshot, the step due is not a deal (a
+    computer player thinks, a table pauses, a laundry closes: decided on the table as the
+    database has it), or the write found the table moved on: the caller fires it in a worker
+    thread, on the database's version."""
+    current = kept(table_id)
+    now = timezone.now()
+    if current is None or current.table.deadline_at is None or current.table.deadline_at > now:
+        return False
+    if not store.loop_writer().reads_back:
+        return False  # a deal's new hand reads its key back (PostgreSQL: a worker thread)
+    step = _due_step(current, now)
+    if step is None or step.kind != "deal":
+        return False
+    state = editable_copy(current)
+    try:
+        _carry_out(state, step, now, None)
+    except TableError:
+        return False
+    base = state.table.version
+    next_version(state, now)
+    return await store.write_here(state, base, now, alone=True)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -35,6 +36,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 __all__ = [
     "test_a_change_decided_on_a_version_the_table_has_left_writes_nothing",
     "test_a_change_written_on_the_loop_is_what_a_worker_thread_writes",
+    "test_a_deal_the_clock_fires_is_decided_on_the_snapshot",
     "test_a_phone_action_is_decided_on_the_snapshot_and_moves_it_on",
     "test_a_phone_action_is_written_on_the_loop_and_every_phone_sees_it",
     "test_a_refusal_on_the_snapshot_is_told_with_the_databases_word",
@@ -90,6 +92,19 @@ def decided(
     base = state.table.version
     tables.next_version(state, now)
     return state, base
+
+
+def one_before_the_end(klaver: Cast, table_id: int) -> tuple[int, dict[str, Any]]:
+    """The hand played (in worker threads) up to its last card: the seat due, and that card."""
+    while True:
+        seat, payload = a_card(table_id)
+        state = load_state(Table.objects.get(pk=table_id))
+        trial = state.hand.copy()
+        trial.apply(parse_action({**payload, "seat": state.hand_seat(seat)}, 4))
+        if trial.complete:
+            return seat, payload
+        who = people(klaver)[seat].holder
+        tables.act(table_id, who, seat, payload, uuid.uuid4().hex)
 
 
 def frozen_now(monkeypatch: pytest.MonkeyPatch) -> Any:
@@ -220,19 +235,7 @@ async def test_the_last_card_of_a_hand_writes_the_end_in_the_same_transaction(
     on the loop: plain statements, in the change's own transaction after the same claim (only
     a rubber's end, with the ORM's rows and the nights hook, goes to a worker thread)."""
     table = await sync_to_async(four_people_table)(klaver)
-
-    def one_before_the_end() -> tuple[int, dict[str, Any]]:
-        while True:
-            seat, payload = a_card(table.pk)
-            state = load_state(Table.objects.get(pk=table.pk))
-            trial = state.hand.copy()
-            trial.apply(parse_action({**payload, "seat": state.hand_seat(seat)}, 4))
-            if trial.complete:
-                return seat, payload
-            who = people(klaver)[seat].holder
-            tables.act(table.pk, who, seat, payload, uuid.uuid4().hex)
-
-    seat, payload = await sync_to_async(one_before_the_end)()
+    seat, payload = await sync_to_async(one_before_the_end)(klaver, table.pk)
     await snapshot(table.pk)
     before = await sync_to_async(rows)(table.pk)
     who = people(klaver)[seat].holder
@@ -264,6 +267,66 @@ async def test_the_last_card_of_a_hand_writes_the_end_in_the_same_transaction(
     assert await sync_to_async(rows)(table.pk) != before
     receipt = await sync_to_async(ActionReceipt.objects.get)(table_id=table.pk, action_id="last")
     assert receipt.version == outcome.version
+    await writer.close()
+
+
+async def test_a_deal_the_clock_fires_is_decided_on_the_snapshot(
+    klaver: Cast, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The next hand, due a moment after the last one ended, is dealt from this process's
+    snapshot: behind SQLite the loop's writer inserts the hand's row and reads its key back
+    (no worker thread, no query before it); behind PostgreSQL, whose one statement a change
+    is sent as cannot read a key back, the clock deals in a worker thread. Either way the
+    snapshot holds the new row, and the next card is written to it. Any other step (a turn
+    clock run out) is left to a worker thread, on the table as the database has it."""
+    table = await sync_to_async(four_people_table)(klaver)
+    writer = store.loop_writer()
+    written = writer.written
+
+    def due_at(table_id: int) -> Any:
+        """An hour after the table's last change, its players' phones heard then."""
+        at = Table.objects.get(pk=table_id).changed_at + timedelta(hours=1)
+        Seat.objects.filter(table_id=table_id).update(last_seen=at)
+        return at
+
+    at = await sync_to_async(due_at)(table.pk)
+    monkeypatch.setattr(timezone, "now", lambda: at)
+    await snapshot(table.pk)
+    before = await sync_to_async(rows)(table.pk)
+    assert not await tables.fire_here(table.pk)  # a turn clock: not a deal
+    assert await sync_to_async(rows)(table.pk) == before and writer.written == written
+
+    monkeypatch.undo()
+    seat, payload = await sync_to_async(one_before_the_end)(klaver, table.pk)
+    await sync_to_async(tables.act)(table.pk, people(klaver)[seat].holder, seat, payload, "end")
+    at = await sync_to_async(due_at)(table.pk)
+    monkeypatch.setattr(timezone, "now", lambda: at)
+    await snapshot(table.pk)
+    ended = await sync_to_async(rows)(table.pk)
+    if writer.reads_back:
+        assert await tables.fire_here(table.pk)
+        assert writer.written == written + 1
+    else:
+        assert not await tables.fire_here(table.pk)
+        assert await sync_to_async(rows)(table.pk) == ended and writer.written == written
+        assert await sync_to_async(tables.fire_deadline)(table.pk)
+
+    hands = await sync_to_async(list)(
+        PlayedHand.objects.filter(rubber__table_id=table.pk).order_by("number")
+    )
+    assert [hand.number for hand in hands] == [1, 2] and hands[0].complete
+    dealt = hands[1]
+    state = snapshots.kept(table.pk)
+    assert state is not None and state.table.version == ended["table"]["version"] + 1
+    assert state.hand_row.pk == dealt.pk and state.hand_row.record == dealt.record
+    assert dealt.started_at == at and not dealt.complete and len(dealt.record["hands"]) == 4
+
+    seat, payload = await sync_to_async(a_card)(table.pk)
+    who = people(klaver)[seat].holder
+    outcome = await tables.act_here(table.pk, who, seat, payload, "first-card")
+    assert outcome.version == state.table.version + 1
+    await sync_to_async(dealt.refresh_from_db)()
+    assert dealt.record["actions"][-1]["card"] == payload["card"]
     await writer.close()
 
 
