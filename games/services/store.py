@@ -18,8 +18,9 @@ Where the write runs is an executor choice made here and nowhere else:
 - `write` runs it on the calling thread's Django connection (a worker thread of the server, a
   view, the clock; always behind SQLite).
 - `write_here` runs it on the event loop, on a connection of the process's own: a change whose
-  rows are all written by plain statements (an action added to a hand, most of them, and the
-  end of a hand that does not end the rubber) never waits for a worker thread. Behind
+  rows are all written by plain statements (an action added to a hand, most of them, the
+  end of a hand that does not end the rubber, and behind SQLite the clock's deal, whose new
+  hand's key comes back from its `INSERT`) never waits for a worker thread. Behind
   PostgreSQL the statements go as one statement, with the changes that came meanwhile, in one
   round trip and one transaction (`LoopWriter`); behind SQLite, a library in this process,
   they run on the loop itself, in one transaction that waits a few milliseconds at most for
@@ -174,7 +175,7 @@ def _opening(
     state: TableState, base: int, now: datetime, action_id: str | None, db: Any, waits: bool
 ) -> list[Statement]:
     """The claim of the table's row, the action's receipt, and the rows beside the table's
-    that plain statements write (`TableState.statements`: the end of a hand)."""
+    that plain statements write (`TableState.statements`: the end of a hand, a new hand)."""
     row = state.table
     sql, params = _CLAIM.statement(
         db, tuple(getattr(row, f.attname) for f in _CLAIM.fields), (row.pk, base)
