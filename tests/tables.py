@@ -168,15 +168,20 @@ def play_a_card(klaver: Cast, table: Table, action_id: str):
     return before, outcome
 
 
-def clock_plays(table_id: int, at: datetime | None = None) -> bool:
-    """The table's clock at `at` (an hour after its last change, or from now, unless given),
-    with every player's phone heard then: what is due happens as at a table whose players' turn
-    clocks ran out, not as at a table nobody is at (which pauses). True when it changed."""
+def heard_later(table_id: int, at: datetime | None = None) -> datetime:
+    """`at` (an hour after the table's last change, or from now, unless given), with every
+    player's phone heard then: what is due then happens as at a table whose players' turn
+    clocks ran out, not as at a table nobody is at (which pauses)."""
     if at is None:
         changed = Table.objects.get(pk=table_id).changed_at
         at = max(changed, timezone.now()) + timedelta(hours=1)
     Seat.objects.filter(table_id=table_id).update(last_seen=at)
-    return tables.fire_deadline(table_id, at)
+    return at
+
+
+def clock_plays(table_id: int, at: datetime | None = None) -> bool:
+    """The table's clock at `heard_later(table_id, at)`. True when it changed."""
+    return tables.fire_deadline(table_id, heard_later(table_id, at))
 
 
 def bot_table(klaver: Cast, levels: dict[int, str], lives: int) -> Table:

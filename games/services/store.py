@@ -592,23 +592,18 @@ class SqliteLoopWriter:
 
     def _connect(self) -> sqlite3.Connection:
         if self.connection is None:
-            connection = self._open()
-            try:
-                connection.execute("PRAGMA wal_autocheckpoint = 0")  # `_checkpoint` does
-            except BaseException:
-                connection.close()
-                raise
-            self.connection = connection
+            self.connection = self._open("PRAGMA wal_autocheckpoint = 0")  # `_checkpoint` does
         return self.connection
 
-    def _open(self) -> sqlite3.Connection:
+    def _open(self, *commands: str) -> sqlite3.Connection:
+        """A connection as Django's (its foreign keys, its init commands), then `commands`."""
         params = self.django.get_connection_params()
         params.pop("detect_types", None)  # it only writes
         params["timeout"] = self.BUSY_MS / 1000
         connection = sqlite3.connect(**params, isolation_level=None)
         try:
             connection.execute("PRAGMA foreign_keys = ON")
-            for command in self.django.init_commands:
+            for command in (*self.django.init_commands, *commands):
                 if command.strip():
                     connection.execute(command)
         except BaseException:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -28,7 +27,7 @@ from games.services import snapshots, store, tables
 from games.services.snapshots import editable_snapshot, load_state, view_state
 from games.services.state import CHANGED_FIELDS, Holder, TableState
 from tests.personas import Cast
-from tests.tables import Phone, connect, four_people_table, live_attrs, people
+from tests.tables import Phone, connect, four_people_table, heard_later, live_attrs, people
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -283,13 +282,7 @@ async def test_a_deal_the_clock_fires_is_decided_on_the_snapshot(
     writer = store.loop_writer()
     written = writer.written
 
-    def due_at(table_id: int) -> Any:
-        """An hour after the table's last change, its players' phones heard then."""
-        at = Table.objects.get(pk=table_id).changed_at + timedelta(hours=1)
-        Seat.objects.filter(table_id=table_id).update(last_seen=at)
-        return at
-
-    at = await sync_to_async(due_at)(table.pk)
+    at = await sync_to_async(heard_later)(table.pk)
     monkeypatch.setattr(timezone, "now", lambda: at)
     await snapshot(table.pk)
     before = await sync_to_async(rows)(table.pk)
@@ -299,7 +292,7 @@ async def test_a_deal_the_clock_fires_is_decided_on_the_snapshot(
     monkeypatch.undo()
     seat, payload = await sync_to_async(one_before_the_end)(klaver, table.pk)
     await sync_to_async(tables.act)(table.pk, people(klaver)[seat].holder, seat, payload, "end")
-    at = await sync_to_async(due_at)(table.pk)
+    at = await sync_to_async(heard_later)(table.pk)
     monkeypatch.setattr(timezone, "now", lambda: at)
     await snapshot(table.pk)
     ended = await sync_to_async(rows)(table.pk)
