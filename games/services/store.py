@@ -40,6 +40,7 @@ import contextlib
 import logging
 import os
 import sqlite3
+import threading
 from collections.abc import Collection, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta
@@ -534,7 +535,11 @@ class SqliteLoopWriter:
     writer's own does, every `CHECKPOINT_CHANGES` changes (`_checkpoint`). With nearly every
     change written here, the worker threads' commits, which checkpoint as SQLite does by
     itself, are too few to keep the log short: without it the log grew by megabytes a second
-    (110 MB after 25 s at 1,024 tables) and every write slowed."""
+    (110 MB after 25 s at 1,024 tables) and every write slowed. While that thread restarts the
+    log it holds the file's write lock for milliseconds: a change that comes meanwhile waits
+    for it on the loop's terms (`restarting`, awaited), never in SQLite's busy handler, which
+    would hold the loop and every phone's frames with it (at 1,024 tables 20-30 changes every
+    4 s waited there, for 1-10 ms each)."""
 
     BUSY_MS = 10
     CHECKPOINT_CHANGES = 256  # about SQLite's own 1,000 pages of log between two checkpoints
@@ -553,6 +558,10 @@ class SqliteLoopWriter:
         self.checkpointer: ThreadPoolExecutor | None = None
         self.checkpointing = False
         self.checkpoint_connection: sqlite3.Connection | None = None  # the checkpointer's own
+        # Held by the loop while it writes a change, and by the checkpointer while it restarts
+        # the log; the loop never blocks on it (`write`).
+        self.restarting = threading.Lock()
+        self.checkpoint: asyncio.Future[bool] | None = None  # the checkpoint under way
 
     async def write(
         self, state: TableState, base: int, now: datetime, action_id: str | None
@@ -562,6 +571,19 @@ class SqliteLoopWriter:
         fresh read in a worker thread."""
         (claim, params), *rest = _opening(state, base, now, action_id, self.django, waits=False)
         rest += _closing(state, self.django)
+        while not self.restarting.acquire(blocking=False):
+            # The checkpointer is restarting the log: the change waits for it, the loop not.
+            # (The table may move on meanwhile: the claim then writes nothing, as any lost race.)
+            assert self.checkpoint is not None
+            await asyncio.wait({self.checkpoint})
+        try:
+            return self._write(claim, params, rest, state)
+        finally:
+            self.restarting.release()
+
+    def _write(
+        self, claim: str, params: list[Any], rest: list[Statement], state: TableState
+    ) -> bool:
         try:
             connection = self._connect()
             connection.execute("BEGIN IMMEDIATE")
@@ -616,21 +638,23 @@ class SqliteLoopWriter:
         self.checkpointing = True
         if self.checkpointer is None:
             self.checkpointer = ThreadPoolExecutor(1, thread_name_prefix="toepen-checkpoint")
-        future = self.loop.run_in_executor(self.checkpointer, self._checkpoint)
+        future = self.checkpoint = self.loop.run_in_executor(self.checkpointer, self._checkpoint)
         future.add_done_callback(self._checkpointed)
 
     def _checkpoint(self) -> bool:
         """In the checkpointer's thread (its connection is its own): the log copied into the
         database file while the loop goes on writing (`PASSIVE`), then the few changes that
-        came meanwhile with the write lock held (`RESTART`: for that tail only, `BUSY_MS` at
-        most, so the loop's next change waits a moment at worst), so that the next change
-        writes the log from its start and the log stays the size of a few hundred changes.
+        came meanwhile with the write lock held (`RESTART`: for that tail only, and with
+        `restarting` held, so that the changes that come meanwhile wait and the loop does not),
+        so that the next change writes the log from its start and the log stays the size of a
+        few hundred changes.
         True when it restarted."""
         connection = self.checkpoint_connection
         if connection is None:
             connection = self.checkpoint_connection = self._open()
         connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
-        busy, _, _ = connection.execute("PRAGMA wal_checkpoint(RESTART)").fetchone()
+        with self.restarting:  # the loop's changes wait meanwhile, the loop itself not
+            busy, _, _ = connection.execute("PRAGMA wal_checkpoint(RESTART)").fetchone()
         return not busy
 
     def _checkpointed(self, future: asyncio.Future[bool]) -> None:

@@ -88,6 +88,43 @@ async def test_the_loop_waits_for_the_write_lock_a_moment_at_most(klaver: Cast) 
     await writer.close()
 
 
+async def test_a_change_waits_for_the_logs_restart_and_the_loop_does_not(klaver: Cast) -> None:
+    """While the writer's checkpointer restarts the log it holds the file's write lock (for
+    milliseconds): a change that comes meanwhile waits for it without holding the loop (the
+    other phones' frames go on), is not given up on as a lock held by someone else would be,
+    and is written once the restart is over."""
+    table = await sync_to_async(four_people_table)(klaver)
+    seat, payload = await sync_to_async(a_card)(table.pk)
+    await snapshot(table.pk)
+    before = await sync_to_async(rows)(table.pk)
+    loop = asyncio.get_running_loop()
+    writer = store.new_loop_writer(loop)
+    now = timezone.now()
+    state, base = decided(table.pk, people(klaver)[seat].holder, seat, payload, now)
+    lock = WriteLock()
+
+    def restart() -> bool:  # as the checkpointer's `RESTART`: both locks held a while
+        with writer.restarting, lock:
+            time.sleep(0.3)
+        return True
+
+    writer.checkpoint = loop.run_in_executor(None, restart)
+    await asyncio.to_thread(lock.taken.wait, 5)
+    writing = asyncio.ensure_future(writer.write(state, base, now, "restarted"))
+    ticks, started = 0, time.monotonic()
+    while not writing.done():
+        await asyncio.sleep(0.005)
+        ticks += 1
+    assert time.monotonic() - started >= 0.2
+    assert ticks >= 20  # the loop went on meanwhile
+    assert await writing  # written, not passed to a worker thread
+    assert writer.written == 1 and writer.passed == 0
+    after = await sync_to_async(rows)(table.pk)
+    assert after["table"]["version"] == before["table"]["version"] + 1
+    assert [r["action_id"] for r in after["receipts"]] == ["restarted"]
+    await writer.close()
+
+
 async def test_the_loop_leaves_the_checkpoints_to_the_worker_threads(klaver: Cast) -> None:
     """A checkpoint writes the log back into the file and syncs it: never on the loop."""
     table = await sync_to_async(four_people_table)(klaver)
