@@ -289,8 +289,14 @@ class PlayedHand(models.Model):
 class ActionReceipt(models.Model):
     """An action id a phone sent, so that a repeated frame is applied once."""
 
+    # No index of its own: `action_id_once`'s (table, action_id) finds a table's receipts too,
+    # and every action inserts a receipt, so an index more is a page more written each time.
     table = models.ForeignKey(
-        Table, verbose_name=_("table"), on_delete=models.CASCADE, related_name="receipts"
+        Table,
+        verbose_name=_("table"),
+        on_delete=models.CASCADE,
+        related_name="receipts",
+        db_index=False,
     )
     action_id = models.CharField(_("action id"), max_length=64)
     version = models.PositiveIntegerField(_("version"))
