@@ -324,7 +324,7 @@ def _render_from_snapshots(work: Work) -> tuple[list[tuple[Phone, int, str | Non
 def _moved_on(
     table_id: int,
     messages: list[dict[str, Any]],
-    read: Callable[[int], PlayedHand | None] | None = None,
+    read: Callable[[int, int], PlayedHand | None] | None = None,
 ) -> TableState | None:
     """This process's snapshot moved on to the newest version heard of by the messages'
     changes (`read`: store.hand_row, where a deal may be read), or None: the table must be

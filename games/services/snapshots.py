@@ -245,7 +245,7 @@ def _editable(shared: TableState, table: Table) -> TableState:
 def advance(
     table_id: int,
     changes: list[dict[str, Any]],
-    read: Callable[[int], PlayedHand | None] | None = None,
+    read: Callable[[int, int], PlayedHand | None] | None = None,
 ) -> TableState | None:
     """This process's snapshot of the table moved on by `changes` (from `change_of`, oldest
     first), remembered and returned; None when a change does not start from the snapshot this
@@ -306,15 +306,15 @@ def _moved(state: TableState, change: dict[str, Any]) -> TableState | None:
 
 
 def _dealt(
-    state: TableState, change: dict[str, Any], read: Callable[[int], PlayedHand | None]
+    state: TableState, change: dict[str, Any], read: Callable[[int, int], PlayedHand | None]
 ) -> TableState | None:
     """The next hand of the rubber dealt: it follows a finished hand of this snapshot's rubber,
     which the deal leaves as it was; only the new hand's row is read."""
     rubber = state.rubber
     if rubber is None or state.hand is None or not state.hand.complete:
         return None
-    row = read(change["deal"])
-    if row is None or row.rubber_id != rubber.pk:
+    row = read(rubber.pk, change["deal"])
+    if row is None:
         return None
     # The row as it is now may hold actions of later versions (this process was slow to hear
     # of the deal): the deal's version is the hand with the actions it was dealt with.

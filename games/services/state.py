@@ -280,7 +280,8 @@ MOMENTS = ("changed_at", "laundry_until", "awaiting_since", "deadline_at")
 def change_of(state: TableState) -> dict[str, Any] | None:
     """What another process needs to move its snapshot of the table to `state` (just
     committed) without reading the database, or with one read: the version it starts from, the
-    table's new fields, and the actions added to the hand or the new hand's row (a deal). Only
+    table's new fields, and the actions added to the hand or the new hand's number in the
+    rubber (a deal: its key is the database's, not known before it is written). Only
     public facts: the actions are what everybody at the table saw happen, and the cards they
     deal stay inside each process's own copy of the hand. None when the change did more (a
     new rubber): the other processes read the table."""
@@ -297,5 +298,6 @@ def change_of(state: TableState) -> dict[str, Any] | None:
         return {"base": version, "actions": actions, "table": fields}
     if state.dealt_from is not None:
         known = len(state.hand_row.record["actions"])
-        return {"base": state.dealt_from, "deal": state.hand_row.pk, "known": known, **fields_of}
+        number = state.hand_row.number
+        return {"base": state.dealt_from, "deal": number, "known": known, **fields_of}
     return None

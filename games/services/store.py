@@ -41,10 +41,10 @@ import logging
 import os
 import sqlite3
 import threading
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from channels.db import database_sync_to_async
 from django.conf import settings
@@ -82,11 +82,6 @@ class Held(Exception):
     that does not wait): nothing written."""
 
 
-class Elsewhere(Exception):
-    """This writer cannot send one of the change's statements (a `Returning` one, on
-    PostgreSQL's loop): a worker thread writes the change instead. Nothing written."""
-
-
 class Duplicate(Exception):
     """The action's id was applied before, at `version`: nothing written."""
 
@@ -105,7 +100,6 @@ last_rubber = Prepared(
 last_hand = Prepared(
     lambda rubber_id: PlayedHand.objects.filter(rubber_id=rubber_id).order_by("-number")[:1]
 )
-_HAND = Prepared(lambda hand_id: PlayedHand.objects.filter(pk=hand_id))
 _RECEIPT = Prepared(
     lambda table_id, action_id: ActionReceipt.objects.filter(
         table_id=table_id, action_id=action_id
@@ -121,9 +115,10 @@ def table_with_club(table_id: int) -> Table:
     return Table.objects.select_related("club").get(pk=table_id)
 
 
-def hand_row(hand_id: int) -> PlayedHand | None:
-    """A hand's row (in a worker thread: it queries the database)."""
-    return next(iter(_HAND(hand_id)), None)
+def hand_row(rubber_id: int, number: int) -> PlayedHand | None:
+    """The row of a rubber's hand by its number (in a worker thread: it queries the database;
+    once a deal another process made, so through the ORM)."""
+    return PlayedHand.objects.filter(rubber_id=rubber_id, number=number).first()
 
 
 def receipt(table_id: int, action_id: str) -> int | None:
@@ -345,18 +340,38 @@ def note(table: Table, base: int) -> bool:
 # -- the write on the event loop ------------------------------------------------------------------
 
 
-def _as_one(statements: list[Statement]) -> tuple[str, list[Any]]:
+class OneStatement(NamedTuple):
+    """A change as one statement (`_as_one`), and what its row hands back: the `then` of each
+    `Returning` statement in it, given its column of the row (after the claim's)."""
+
+    sql: str
+    params: list[Any]
+    thens: list[Callable[[tuple[Any, ...]], None]]
+
+    def returned(self, row: tuple[Any, ...]) -> None:
+        for column, then in enumerate(self.thens, start=1):
+            then((row[column],))
+
+
+def _as_one(statements: list[Statement]) -> OneStatement:
     """A change's statements as one (its own transaction, one round trip): the claim and the
     other writes as data-modifying parts of a `WITH`, which all run, and what the others
-    select (the notice) in the select list; the claim fails the whole of it when it wrote no
-    row (a division by zero, 22012). Raises Elsewhere for a statement whose row must come
-    back (`Returning`: a new hand's key, which the notice names)."""
+    select (a new row's key, the notice) in the select list; the claim fails the whole of it
+    when it wrote no row (a division by zero, 22012)."""
     (claim, params), *rest = statements
     parts, selected, values = [f"claimed AS ({claim} RETURNING 1)"], ["1 / COUNT(*)"], []
+    thens = []
     params = list(params)
     for statement in rest:
         if isinstance(statement, Returning):
-            raise Elsewhere
+            # Its key, in the select list right after the claim's column (the notice names
+            # the new hand by its number, known before it is written).
+            name = f"w{len(parts)}"
+            parts.append(f"{name} AS ({statement.sql})")
+            params += statement.params
+            selected.insert(1 + len(thens), f"(SELECT * FROM {name})")  # noqa: S608
+            thens.append(statement.then)
+            continue
         sql, more = statement
         if sql.startswith("SELECT "):
             selected.append(sql.removeprefix("SELECT "))
@@ -367,7 +382,7 @@ def _as_one(statements: list[Statement]) -> tuple[str, list[Any]]:
     # Only the statements' own SQL goes in (built from the models' quoted names); every value
     # is a parameter.
     sql = f"WITH {', '.join(parts)} SELECT {', '.join(selected)} FROM claimed"  # noqa: S608
-    return sql, params + values
+    return OneStatement(sql, params + values, thens)
 
 
 # After a failed connection, changes go to a worker thread this long before a new try.
@@ -390,14 +405,14 @@ class LoopWriter:
     and a later one sees an earlier one's claim in the same transaction."""
 
     BATCH = 64  # changes at most in one transaction
-    reads_back = False  # a `Returning` statement: not in the one statement a change is sent as
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
         self.lock = asyncio.Lock()
         self.connection: Any = None
         self.failed_at: float | None = None
-        self.waiting: list[tuple[tuple[str, list[Any]], asyncio.Future[bool]]] = []
+        # Each change waiting to be sent, and where its statement's row goes (None: not written).
+        self.waiting: list[tuple[OneStatement, asyncio.Future[tuple[Any, ...] | None]]] = []
         self.sending: asyncio.Task[None] | None = None  # the task sending the batches
         self.written = 0  # changes written on the loop (for the logs and the tests)
         self.batches = 0  # transactions of more than one change (for the logs and the tests)
@@ -420,12 +435,14 @@ class LoopWriter:
             _opening(state, base, now, action_id, self.django, waits=False)
             + _closing(state, self.django)
         )
-        done: asyncio.Future[bool] = self.loop.create_future()
+        done: asyncio.Future[tuple[Any, ...] | None] = self.loop.create_future()
         self.waiting.append((statement, done))
         if self.sending is None:
             self.sending = self.loop.create_task(self._send_waiting())
-        if not await done:
+        row = await done
+        if row is None:
             return False
+        statement.returned(row)  # a new hand's key
         self.written += 1
         state.record_changed = False
         state.statements.clear()
@@ -444,43 +461,46 @@ class LoopWriter:
                     raise
                 except Exception:
                     log.exception("changes on the loop failed; worker threads decide them")
-                    outcomes = [False] * len(batch)
-                for (_, done), written in zip(batch, outcomes, strict=True):
+                    outcomes = [None] * len(batch)
+                for (_, done), row in zip(batch, outcomes, strict=True):
                     if not done.done():
-                        done.set_result(written)
+                        done.set_result(row)
         finally:
             self.sending = None
 
-    async def _send(self, statements: list[tuple[str, list[Any]]]) -> list[bool]:
-        """Each statement's outcome: all of them in one transaction, or each alone when one
-        of them failed."""
+    async def _send(self, statements: list[OneStatement]) -> list[tuple[Any, ...] | None]:
+        """Each statement's row (None: not written): all of them in one transaction, or each
+        alone when one of them failed."""
         connection = await self._connect()
         if connection is None:
-            return [False] * len(statements)
+            return [None] * len(statements)
         if len(statements) > 1:
             try:
                 async with connection.pipeline():
-                    for statement in statements:
-                        await connection.execute(*statement)
+                    cursors = [
+                        await connection.execute(statement.sql, statement.params)
+                        for statement in statements
+                    ]
+                rows = [await cursor.fetchone() for cursor in cursors]
             except Exception:
                 if await self._dropped_if_broken(connection):
-                    return [False] * len(statements)
+                    return [None] * len(statements)
             else:
                 self.batches += 1
-                return [True] * len(statements)
+                return rows
         return [await self._send_one(connection, statement) for statement in statements]
 
-    async def _send_one(self, connection: Any, statement: tuple[str, list[Any]]) -> bool:
+    async def _send_one(self, connection: Any, statement: OneStatement) -> tuple[Any, ...] | None:
         if connection.closed:
-            return False
+            return None
         try:
-            await connection.execute(*statement)
+            cursor = await connection.execute(statement.sql, statement.params)
+            return await cursor.fetchone()
         except Exception as error:
             if getattr(error, "sqlstate", None) not in ("22012", "23505"):
                 log.warning("a change on the loop failed; a worker thread decides", exc_info=True)
             await self._dropped_if_broken(connection)
-            return False
-        return True
+            return None
 
     async def _dropped_if_broken(self, connection: Any) -> bool:
         """Drop the connection, and say so, when a failure left it unusable."""
@@ -543,7 +563,6 @@ class SqliteLoopWriter:
 
     BUSY_MS = 10
     CHECKPOINT_CHANGES = 256  # about SQLite's own 1,000 pages of log between two checkpoints
-    reads_back = True  # a `Returning` statement's row is read back (a new hand's key)
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
@@ -729,20 +748,16 @@ async def write_here(
     alone: bool = False,
 ) -> bool:
     """Write the change from the event loop: on the loop's own connection when plain statements
-    write all of it, else (`state.later`, or a statement that writer cannot send) `write` in a
-    worker thread. False when nothing was written (the caller decides with a fresh read);
-    Duplicate when the id was used. `alone`: the loop's own writer or nothing (the clock's
-    changes never wait for a row another transaction holds, and the group's would)."""
+    write all of it, else (`state.later`) `write` in a worker thread. False when nothing was
+    written (the caller decides with a fresh read); Duplicate when the id was used. `alone`:
+    the loop's own writer or nothing (the clock's changes never wait for a row another
+    transaction holds, and the group's would)."""
     if not state.later:
-        try:
-            written = await loop_writer().write(state, base, now, action_id)
-        except Elsewhere:
-            pass
-        else:
-            if written:
-                table = state.table
-                events.send(table.pk, table.version, table.deadline_at, state)
-            return written
+        written = await loop_writer().write(state, base, now, action_id)
+        if written:
+            table = state.table
+            events.send(table.pk, table.version, table.deadline_at, state)
+        return written
     if alone:
         return False
     try:

@@ -868,8 +868,6 @@ async def fire_here(table_id: int) -> bool:
     now = timezone.now()
     if current is None or current.table.deadline_at is None or current.table.deadline_at > now:
         return False
-    if not store.loop_writer().reads_back:
-        return False  # a deal's new hand reads its key back (PostgreSQL: a worker thread)
     step = _due_step(current, now)
     if step is None or step.kind != "deal":
         return False

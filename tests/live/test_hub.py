@@ -391,7 +391,7 @@ def test_another_process_moves_its_snapshot_through_a_deal_with_one_read(
     finished = published[-1]
     assert clock_plays(table.pk)
     change = change_of(published[-1])
-    assert change is not None and change["deal"] == published[-1].hand_row.pk
+    assert change is not None and change["deal"] == published[-1].hand_row.number
     assert "actions" not in change and "cards" not in str(change)
     snapshots._views.clear()
     snapshots._played.clear()

@@ -66,7 +66,7 @@ def test_a_notice_moves_another_process_on_exactly_as_the_change_itself(
 
     assert clock_plays(table.pk)
     heard = as_heard_elsewhere(monkeypatch, notice_of(published[-1]), {table.pk})
-    assert heard["change"]["deal"] == published[-1].hand_row.pk
+    assert heard["change"]["deal"] == published[-1].hand_row.number
 
 
 def test_a_process_drops_its_own_notices_and_those_of_tables_without_phones_there(

@@ -41,6 +41,7 @@ __all__ = [
     "test_a_refusal_on_the_snapshot_is_told_with_the_databases_word",
     "test_a_used_action_id_writes_nothing_and_is_told_as_a_repeat",
     "test_changes_of_several_tables_at_once_are_each_told_their_own_outcome",
+    "test_deals_of_several_tables_at_once_each_get_their_own_hands_key",
     "test_the_heartbeat_rounds_plain_statements_read_what_the_orm_reads",
     "test_the_last_card_of_a_hand_writes_the_end_in_the_same_transaction",
     "test_two_processes_writing_at_once_write_one_change",
@@ -273,10 +274,9 @@ async def test_a_deal_the_clock_fires_is_decided_on_the_snapshot(
     klaver: Cast, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The next hand, due a moment after the last one ended, is dealt from this process's
-    snapshot: behind SQLite the loop's writer inserts the hand's row and reads its key back
-    (no worker thread, no query before it); behind PostgreSQL, whose one statement a change
-    is sent as cannot read a key back, the clock deals in a worker thread. Either way the
-    snapshot holds the new row, and the next card is written to it. Any other step (a turn
+    snapshot: the loop's writer inserts the hand's row and reads its key back (no worker
+    thread, no query before it; on PostgreSQL in the one statement the change is sent as).
+    The snapshot holds the new row, and the next card is written to it. Any other step (a turn
     clock run out) is left to a worker thread, on the table as the database has it."""
     table = await sync_to_async(four_people_table)(klaver)
     writer = store.loop_writer()
@@ -296,13 +296,8 @@ async def test_a_deal_the_clock_fires_is_decided_on_the_snapshot(
     monkeypatch.setattr(timezone, "now", lambda: at)
     await snapshot(table.pk)
     ended = await sync_to_async(rows)(table.pk)
-    if writer.reads_back:
-        assert await tables.fire_here(table.pk)
-        assert writer.written == written + 1
-    else:
-        assert not await tables.fire_here(table.pk)
-        assert await sync_to_async(rows)(table.pk) == ended and writer.written == written
-        assert await sync_to_async(tables.fire_deadline)(table.pk)
+    assert await tables.fire_here(table.pk)
+    assert writer.written == written + 1
 
     hands = await sync_to_async(list)(
         PlayedHand.objects.filter(rubber__table_id=table.pk).order_by("number")
@@ -320,6 +315,40 @@ async def test_a_deal_the_clock_fires_is_decided_on_the_snapshot(
     assert outcome.version == state.table.version + 1
     await sync_to_async(dealt.refresh_from_db)()
     assert dealt.record["actions"][-1]["card"] == payload["card"]
+    await writer.close()
+
+
+async def test_deals_of_several_tables_at_once_each_get_their_own_hands_key(
+    klaver: Cast, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Deals that come together (on PostgreSQL: one batch, one transaction, each new hand's key
+    in its own statement's row) each hand their own snapshot the key of the row they wrote."""
+    ids = []
+    for _ in range(3):
+        table = await sync_to_async(four_people_table)(klaver)
+        seat, payload = await sync_to_async(one_before_the_end)(klaver, table.pk)
+        await sync_to_async(tables.act)(
+            table.pk, people(klaver)[seat].holder, seat, payload, f"end-{table.pk}"
+        )
+        ids.append(table.pk)
+    at = max([await sync_to_async(heard_later)(table_id) for table_id in ids])
+    monkeypatch.setattr(timezone, "now", lambda: at)
+    for table_id in ids:
+        await snapshot(table_id)
+    writer = store.loop_writer()
+    written, batches = writer.written, getattr(writer, "batches", 0)
+    assert await asyncio.gather(*(tables.fire_here(table_id) for table_id in ids)) == [True] * 3
+    assert writer.written == written + 3
+    if connection.vendor == "postgresql":
+        assert writer.batches > batches  # the second and third went together
+    keys = set()
+    for table_id in ids:
+        dealt = await sync_to_async(PlayedHand.objects.get)(rubber__table_id=table_id, number=2)
+        state = snapshots.kept(table_id)
+        assert state is not None and state.hand_row.pk == dealt.pk
+        assert state.hand_row.record == dealt.record
+        keys.add(dealt.pk)
+    assert len(keys) == 3
     await writer.close()
 
 
