@@ -10,7 +10,7 @@ phones at, and drops its own.
 
 A notice carries what the processes need to move their snapshot of the table on without
 reading the database: the table, its new version and the change itself (`state.change_of`:
-the table's fields and the actions added, or the new hand's id; public facts only, never a
+the table's fields and the actions added, or the new hand's number; public facts only, never a
 card). A change too large for a notice (PostgreSQL takes less than 8000 bytes) carries the
 version alone, and the processes read the table.
 
