@@ -558,8 +558,8 @@ class SqliteLoopWriter:
     (110 MB after 25 s at 1,024 tables) and every write slowed. While that thread restarts the
     log it holds the file's write lock for milliseconds: a change that comes meanwhile waits
     for it on the loop's terms (`restarting`, awaited), never in SQLite's busy handler, which
-    would hold the loop and every phone's frames with it (at 1,024 tables 20-30 changes every
-    4 s waited there, for 1-10 ms each)."""
+    would hold the loop and every phone's frames with it (at 1,024 tables 17-32 changes in
+    4,000 waited there over a millisecond)."""
 
     BUSY_MS = 10
     CHECKPOINT_CHANGES = 256  # about SQLite's own 1,000 pages of log between two checkpoints
@@ -666,8 +666,7 @@ class SqliteLoopWriter:
         came meanwhile with the write lock held (`RESTART`: for that tail only, and with
         `restarting` held, so that the changes that come meanwhile wait and the loop does not),
         so that the next change writes the log from its start and the log stays the size of a
-        few hundred changes.
-        True when it restarted."""
+        few hundred changes. True when it restarted."""
         connection = self.checkpoint_connection
         if connection is None:
             connection = self.checkpoint_connection = self._open()
