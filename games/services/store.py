@@ -8,10 +8,11 @@ checked against:
 
 then inserts the action's receipt (an id is applied once: a unique constraint), writes the
 change's other rows (`TableState.statements`, plain statements: the end of a hand with its
-rubber and tallies; `TableState.later`, through the ORM: seats, a new rubber or hand, a rubber's
-end with the nights hook), the hand's record, and the notice that tells the other processes
-(games/live/notices.py). When the claim finds the table at another version, nothing is
-written and `Lost` is raised: the caller reads the table again and retries once.
+rubber and tallies, a new hand; `TableState.later`, through the ORM: seats, a new rubber and
+its first hand, a rubber's end with the nights hook), the hand's record, and the notice that
+tells the other processes (games/live/notices.py). When the claim finds the table at another
+version, nothing is written and `Lost` is raised: the caller reads the table again and retries
+once.
 
 Where the write runs is an executor choice made here and nowhere else:
 
@@ -19,8 +20,8 @@ Where the write runs is an executor choice made here and nowhere else:
   view, the clock; always behind SQLite).
 - `write_here` runs it on the event loop, on a connection of the process's own: a change whose
   rows are all written by plain statements (an action added to a hand, most of them, the
-  end of a hand that does not end the rubber, and behind SQLite the clock's deal, whose new
-  hand's key comes back from its `INSERT`) never waits for a worker thread. Behind
+  end of a hand that does not end the rubber, and the clock's deal, whose new hand's key
+  comes back from its `INSERT`) never waits for a worker thread. Behind
   PostgreSQL the statements go as one statement, with the changes that came meanwhile, in one
   round trip and one transaction (`LoopWriter`); behind SQLite, a library in this process,
   they run on the loop itself, in one transaction that waits a few milliseconds at most for
