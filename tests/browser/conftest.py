@@ -261,3 +261,16 @@ def double_tap(page: Any, selector: str) -> None:
 
 def version(page: Any) -> int:
     return int(page.locator("#table-live").get_attribute("data-version") or -1)
+
+
+def tap(target: Any, timeout: float = 3000) -> bool:
+    """Tap what the phone showed a moment ago, as a player does: False when the view moved
+    on before the tap (a computer player knocked, the hand ended), so the caller looks again
+    rather than waiting for a card that will not come back."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        target.click(timeout=timeout)
+    except PlaywrightTimeout:
+        return False
+    return True

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import Phones, version
+from tests.browser.conftest import Phones, tap, version
 
 pytestmark = pytest.mark.browser
 
@@ -77,16 +77,18 @@ def test_a_hand_played_under_the_policies_breaks_none_of_them(phones: Phones) ->
         assert time.monotonic() < deadline, "the hand did not end"
         before = version(page)
         knock = page.locator("#table-actions .action-knock:not([disabled])")
-        if page.locator(".answer-window .action-stay").is_visible():
-            page.locator(".answer-window .action-stay").click()
+        stay = page.locator(".answer-window .action-stay")
+        if stay.is_visible():
+            tapped = tap(stay)
         elif not knocked and knock.is_visible():
-            knock.click()
-            knocked = True
+            tapped = knocked = tap(knock)
         elif page.locator(PLAYABLE).count():
-            page.locator(PLAYABLE).first.click()
+            tapped = tap(page.locator(PLAYABLE).first)
         else:
+            tapped = False
             page.wait_for_timeout(100)
-            continue
+        if not tapped:
+            continue  # nothing to do yet, or the view moved on before the tap: look again
         deadline_change = time.monotonic() + 5
         while version(page) <= before and time.monotonic() < deadline_change:
             page.wait_for_timeout(50)

@@ -13,10 +13,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import expect
 
-from tests.browser.conftest import CHROMIUM, LiveServer, Phones, swipe, version
+from tests.browser.conftest import CHROMIUM, LiveServer, Phones, swipe, tap, version
 from tests.conftest import require_service
 
 pytestmark = pytest.mark.browser
@@ -138,9 +137,7 @@ def stay_in_the_game(page: Any, until: Any, timeout: float = 60, others: tuple =
             for selector in (".action-ready", ".answer-window .action-stay", PLAYABLE):
                 target = phone.locator(selector).first
                 if target.is_visible():
-                    try:
-                        target.click(timeout=2000)
-                    except PlaywrightTimeoutError:
+                    if not tap(target, timeout=2000):
                         break  # gone with the next view (the table went on): look again
                     deadline_change = time.monotonic() + 5
                     while version(phone) == before and time.monotonic() < deadline_change:
