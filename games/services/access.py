@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from clubs.models import Club, Membership
-from games.models import Table
 from games.services.state import Holder, TableState
 
 
@@ -29,14 +28,29 @@ class Access:
         return bool(self.seats) or self.may_watch
 
 
-def is_member(user: Any, club: Club) -> bool:
+def club_role(user: Any, club: Club | int) -> str | None:
+    """The role of `user`'s active membership of `club` (a `Membership.Role`), or None.
+
+    One row's column, not `.exists()`: Django answers `exists()` with a `Value(1)`, which
+    makes a new model field, and every new field bumps `Field.creation_counter` on the class.
+    That invalidates the type cache of every field class, and CPython gives a class a
+    thousand such versions: past them each attribute of a field is looked up the slow way for
+    the rest of the process. A live server asks this at every phone's connect, so it asks
+    without making a field."""
     if user is None or not user.is_authenticated:
-        return False
-    return Membership.objects.filter(club=club, user=user, status=Membership.Status.ACTIVE).exists()
+        return None
+    roles = Membership.objects.filter(club=club, user=user, status=Membership.Status.ACTIVE)
+    # At most one row (one membership per club and user); unordered, as `first()` would order
+    # it by the model's ordering, which joins the club and the user for nothing.
+    return next(iter(roles.order_by().values_list("role", flat=True)[:1]), None)
 
 
-def may_watch(table: Table, user: Any) -> bool:
-    return table.allow_spectators and is_member(user, table.club)
+def is_member(user: Any, club: Club | int) -> bool:
+    return club_role(user, club) is not None
+
+
+def is_admin(user: Any, club: Club | int) -> bool:
+    return club_role(user, club) == Membership.Role.ADMIN
 
 
 def table_access(state: TableState, holder: Holder, user: Any) -> Access:
@@ -44,20 +58,15 @@ def table_access(state: TableState, holder: Holder, user: Any) -> Access:
     table = state.table
     member = user if user is not None and user.is_authenticated else None
     creator = member is not None and table.created_by_id == member.pk
+    role = club_role(member, table.club_id)
     seats = tuple(state.held_by(holder))
     return Access(
         seats=seats,
-        may_watch=may_watch(table, member),
+        may_watch=table.allow_spectators and role is not None,
         # Any player at the table starts the next rubber (games.services.tables.start_rubber).
         can_start=bool(seats) or creator,
-        can_close=creator or (member is not None and is_admin(member, table.club)),
+        can_close=creator or role == Membership.Role.ADMIN,
     )
-
-
-def is_admin(user: Any, club: Club) -> bool:
-    return Membership.objects.filter(
-        club=club, user=user, role=Membership.Role.ADMIN, status=Membership.Status.ACTIVE
-    ).exists()
 
 
 def watchers_allowed(asked: Iterable[tuple[int, int]]) -> set[tuple[int, int]]:

@@ -33,7 +33,7 @@ from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
-from clubs.models import Club, HouseRuleProfile, Membership
+from clubs.models import Club, HouseRuleProfile
 from games.engine import Action, BadRecord, IllegalAction, parse_action
 from games.engine import table as table_rules
 from games.engine.rubber import first_dealer_after
@@ -48,7 +48,7 @@ from games.models import (
     Table,
 )
 from games.services import players, signals, store
-from games.services.access import is_member
+from games.services.access import is_admin, is_member
 from games.services.conf import pace, seconds
 from games.services.refusals import engine_message, refusal_message
 from games.services.snapshots import clone, editable_copy, editable_snapshot, kept, read_state
@@ -295,13 +295,7 @@ def close_table(table_id: int, user: User) -> int:
 
     def make(state: TableState, now: datetime) -> None:
         table = state.table
-        admin = Membership.objects.filter(
-            club_id=table.club_id,
-            user=user,
-            role=Membership.Role.ADMIN,
-            status=Membership.Status.ACTIVE,
-        ).exists()
-        if table.created_by_id != user.pk and not admin:
+        if table.created_by_id != user.pk and not is_admin(user, table.club_id):
             raise TableError(
                 "not_allowed", _("Only the table's creator or a club admin closes it.")
             )

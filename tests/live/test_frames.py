@@ -11,7 +11,9 @@ import pytest
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
+from django.db.models import Field
 
+from clubs.models import Membership
 from games.models import Table
 from games.services import store, tables
 from tests.personas import Cast, Persona, guest, member
@@ -187,6 +189,28 @@ async def test_an_action_is_answered_by_its_view_one_frame_for_each_phone(klaver
     assert await anna.drain(timeout=0.3) == []
     await anna.close()
     await bram.close()
+
+
+async def test_connecting_watching_and_acting_make_no_model_field(klaver: Cast) -> None:
+    # Each model field made at run time (as `QuerySet.exists()` makes one) changes the class
+    # `Field`, and CPython gives a class a thousand changes before it stops caching lookups on
+    # it and its subclasses: a live server's own work makes none (games.services.access).
+    table = await started_table(klaver)
+    watcher = await database_sync_to_async(member)(klaver.club, "hanna")
+    before = Field.creation_counter, Field.auto_creation_counter
+    anna = await connect(klaver.anna, table.code)
+    bram = await connect(klaver.bram, table.code)
+    hanna = await connect(watcher, table.code)
+    await bram.send(await knock_frame_for(table, 1, "knock1"))
+    assert live_attrs((await bram.drain(timeout=0.5))[0])["ack"] == "knock1"
+    for phone in (anna, hanna):
+        assert live_attrs((await phone.drain(timeout=0.5))[0])["knocks"] == "1"
+    assert (Field.creation_counter, Field.auto_creation_counter) == before
+    # And the check notices one when it is made.
+    await database_sync_to_async(Membership.objects.filter(club=klaver.club).exists)()
+    assert Field.creation_counter == before[0] + 1
+    for phone in (anna, bram, hanna):
+        await phone.close()
 
 
 async def test_an_answer_whose_view_was_overtaken_goes_on_its_own() -> None:
