@@ -17,7 +17,8 @@ from decimal import Decimal
 from typing import Any
 
 from django.db import IntegrityError, connection, transaction
-from django.db.models import F
+from django.db.models import F, PositiveIntegerField, Value
+from django.db.models.expressions import CombinedExpression
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from openskill.models import PlackettLuce
@@ -41,6 +42,14 @@ from nights.models import (
 )
 
 log = logging.getLogger(__name__)
+
+# A night's version goes up at every rubber's end. `F("version") + 1` would make two new model
+# fields each time (one for the 1, one for the sum), and each new field costs every field class
+# its type cache in the long run (see games.services.access.club_role): the types are given.
+_VERSION = PositiveIntegerField()
+NEXT_VERSION = CombinedExpression(
+    F("version"), "+", Value(1, output_field=_VERSION), output_field=_VERSION
+)
 
 MODEL = PlackettLuce()
 SEASON_DAYS_MAX = 3 * 366
@@ -397,7 +406,7 @@ def record_rubber(rubber: Rubber, table: Table, last: PlayedHand, now: datetime)
         changed.append("wins")
         if _crown(night, winner, wins, conf.king_wins, rubber.finished_at or now):
             changed += ["king_key", "king_name", "king_user", "crowned_at"]
-    night.version = F("version") + 1
+    night.version = NEXT_VERSION
     night.save(update_fields=changed)
 
 
@@ -480,7 +489,7 @@ def rebuild(club: Club) -> int:
         Night.objects.bulk_update(
             played, ["king_key", "king_name", "king_user", "crowned_at", "wins"], batch_size=500
         )
-        Night.objects.filter(club=club).update(version=F("version") + 1)
+        Night.objects.filter(club=club).update(version=NEXT_VERSION)
         return len(rubbers)
 
 
@@ -544,7 +553,7 @@ def close_night(membership: Membership, night: Night) -> None:
         if not may_open_nights(membership, conf) and night.opened_by_id != membership.user_id:
             raise NightError(_("Only the club's admins close a night."))
         closed = Night.objects.filter(pk=night.pk, closed_at__isnull=True).update(
-            closed_at=timezone.now(), version=F("version") + 1
+            closed_at=timezone.now(), version=NEXT_VERSION
         )
         if not closed:
             raise NightError(_("This night is closed already."))
@@ -586,7 +595,7 @@ def _mark_round(night: Night, round_id: Any, mark: Callable[[Round], int], done:
             raise NightError(_("There is no such round."))
         if not mark(owed):
             raise NightError(done)
-        Night.objects.filter(pk=night.pk).update(version=F("version") + 1)
+        Night.objects.filter(pk=night.pk).update(version=NEXT_VERSION)
         owed.refresh_from_db()
         return owed
 
