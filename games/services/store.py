@@ -119,7 +119,11 @@ def table_with_club(table_id: int) -> Table:
 def hand_row(rubber_id: int, number: int) -> PlayedHand | None:
     """The row of a rubber's hand by its number (in a worker thread: it queries the database;
     once a deal another process made, so through the ORM)."""
-    return PlayedHand.objects.filter(rubber_id=rubber_id, number=number).first()
+    # At most one row (a rubber's hands are numbered uniquely); unordered, as `first()` would
+    # order it by the model's ordering, which joins the rubber and the table for nothing.
+    return next(
+        iter(PlayedHand.objects.filter(rubber_id=rubber_id, number=number).order_by()[:1]), None
+    )
 
 
 def receipt(table_id: int, action_id: str) -> int | None:

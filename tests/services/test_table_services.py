@@ -20,6 +20,7 @@ from games.engine import HouseRules
 from games.live import clock
 from games.models import ActionReceipt, PlayedHand, Seat, Table
 from games.services import snapshots, store, tables
+from games.services.access import club_role
 from games.services.tables import TableError
 from tests.personas import Cast
 from tests.tables import (
@@ -479,3 +480,18 @@ def test_a_dealt_hand_is_written_as_saving_its_row_would(klaver: Cast) -> None:
         assert before <= row.started_at == dealt.hand_row.started_at <= timezone.now()
         assert not row.complete and row.result is None and row.finished_at is None
         before = row.started_at
+
+
+def test_a_members_role_and_a_hands_row_are_read_from_their_own_table_alone(
+    klaver: Cast, django_assert_num_queries
+) -> None:
+    # Both at most one row by a unique key: the models' orderings would join the club and the
+    # user, the rubber and the table, for nothing (and on PostgreSQL each join makes a field).
+    table = four_people_table(klaver)
+    hand = PlayedHand.objects.get(rubber__table=table)
+    with django_assert_num_queries(2) as queries:
+        assert club_role(klaver.anna.user, klaver.club.pk) == "admin"
+        assert store.hand_row(hand.rubber_id, hand.number) == hand
+    assert not any("JOIN" in query["sql"] for query in queries.captured_queries)
+    assert club_role(klaver.eva.user, klaver.club.pk) is None
+    assert store.hand_row(hand.rubber_id, hand.number + 1) is None
