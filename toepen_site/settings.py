@@ -274,7 +274,8 @@ STORAGES = {
 }
 SERVESTATIC_USE_FINDERS = envbool("DJANGO_STATIC_FROM_FINDERS", DEBUG)
 
-DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+# Django's BigAutoField, but its foreign keys make no model field at each join (keys.py).
+DEFAULT_AUTO_FIELD = "toepen_site.keys.Key"
 
 # Mail (Django 6.1 mailers): printed on the console in development; SMTP in production or
 # whenever EMAIL_HOST is set (the host defaults to localhost, like Django's own default).

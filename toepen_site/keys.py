@@ -1,0 +1,31 @@
+"""The project's primary key: Django's `BigAutoField`, whose foreign keys learn their column
+type without making a model field each time they ask."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import models
+
+# The one field a foreign key's column type is read from (`Key.rel_db_type`), made at import.
+_REFERENCE = models.BigIntegerField()
+
+
+class Key(models.BigAutoField):
+    """`BigAutoField` answers a foreign key's `db_type` with `BigIntegerField().db_type()`, a
+    new model field at every ask, and on PostgreSQL Django asks at every join on a foreign key
+    (`prepare_join_on_clause`) and every bulk insert. Each new field changes the class `Field`
+    (`Field.creation_counter += 1`), and after a thousand changes CPython stops caching
+    attribute lookups on `Field` and on every subclass for the rest of the process: a live
+    server spent them within minutes (docs/history/live-speed.md, fifteenth session). This
+    asks one field made at import instead.
+
+    The column is Django's own, and so is the deconstructed path: migrations see a
+    `BigAutoField` and nothing to change."""
+
+    def rel_db_type(self, connection: Any) -> Any:
+        return _REFERENCE.db_type(connection=connection)
+
+    def deconstruct(self) -> Any:
+        name, _path, args, kwargs = super().deconstruct()
+        return name, "django.db.models.BigAutoField", args, kwargs
