@@ -31,6 +31,26 @@ def wait_for_change(page: Any, before: int, timeout: float = 5) -> int:
     raise AssertionError(f"the view stayed at version {before}")
 
 
+def play_a_card(page: Any, timeout: float) -> str:
+    """Stay on every knock until it is the phone's turn, then tap its first playable card;
+    the card tapped. A computer player may knock at any moment, also between the look and the
+    tap: then the phone answers and looks again, as a player would."""
+    deadline = time.monotonic() + timeout
+    while True:
+        assert time.monotonic() < deadline, "the phone's turn never came"
+        stay = page.locator(".answer-window .action-stay")
+        if stay.is_visible():
+            tap(stay)
+        else:
+            cards = page.locator(f"{PLAYABLE} .card").evaluate_all(
+                "cards => cards.map(card => card.dataset.card)"
+            )
+            held = page.locator(f'.card[data-card="{cards[0]}"]') if cards else None
+            if held is not None and tap(page.locator(PLAYABLE).filter(has=held)):
+                return cards[0]
+        page.wait_for_timeout(100)
+
+
 def test_a_new_player_signs_up_founds_a_club_and_plays_a_hand_against_the_computer(
     phones: Phones,
 ) -> None:
@@ -228,18 +248,10 @@ def test_the_table_recovers_by_itself_after_the_server_restarts(phones: Phones) 
 
     # And the game goes on from that page: the next move anna makes is taken. (A computer
     # player may knock first: she stays, which is a move taken too, and waits for her card.)
-    deadline = time.monotonic() + 20
-    while not page.locator(PLAYABLE).count():
-        assert time.monotonic() < deadline, "anna's turn never came"
-        if page.locator(".answer-window .action-stay").is_visible():
-            before = version(page)
-            page.locator(".answer-window .action-stay").click()
-            wait_for_change(page, before)
-            continue
-        page.wait_for_timeout(100)
     before = version(page)
-    page.locator(PLAYABLE).first.click()
+    card = play_a_card(page, timeout=20)
     wait_for_change(page, before)
+    expect(page.locator(f'#table-hand .card[data-card="{card}"]')).to_have_count(0)
     phones.shot(page, "played-after-restart")
 
 
@@ -338,14 +350,7 @@ def test_a_tap_lost_with_the_connection_is_sent_again_and_taken_once(phones: Pho
 
     page.route_web_socket(re.compile(r"/ws/tables/"), route)
     page.goto(f"{server.url}/t/{table['code']}/")
-    deadline = time.monotonic() + 30
-    while not page.locator(PLAYABLE).count():
-        assert time.monotonic() < deadline, "anna's turn never came"
-        if page.locator(".answer-window .action-stay").is_visible():
-            page.locator(".answer-window .action-stay").click()
-        page.wait_for_timeout(100)
-    card = page.locator(PLAYABLE).first.locator(".card").get_attribute("data-card")
-    page.locator(PLAYABLE).first.click()
+    card = play_a_card(page, timeout=30)
     expect(page.locator(f'#table-hand .card[data-card="{card}"]')).to_have_count(0, timeout=10_000)
     phones.shot(page, "played-after-reconnect")
     assert sockets >= 2
