@@ -2,10 +2,9 @@
 
 Each model field made at run time changes the class `Field` (`Field.creation_counter`), and
 CPython gives a class a thousand changes before it stops caching lookups on it and on all its
-subclasses (games.services.access.club_role). The booking at a rubber's end is the live
-server's work. This runs on the suite's SQLite only: on PostgreSQL Django itself makes a field
-for every join on a foreign key and every bulk insert (`BigAutoField.rel_db_type`), which this
-change leaves as it is (docs/history/live-speed.md, fifteenth session).
+subclasses (toepen_site/keys.py). The booking at a rubber's end is the live server's work.
+On the suite's SQLite, and on PostgreSQL by tests/nights/test_postgres.py, where Django's own
+key made a field at every join on a foreign key and every bulk insert (nine in this booking).
 """
 
 from __future__ import annotations

@@ -26,7 +26,11 @@ def postgres() -> Iterator[PostgresDatabase]:
 
 def test_the_nights_tests_pass_on_postgresql(postgres: PostgresDatabase) -> None:
     env = base_env(DATABASE_URL=postgres.url, DATABASE_CONN_MAX_AGE="0")
-    files = ["tests/nights/test_booking.py", "tests/nights/test_pages.py"]
+    files = [
+        "tests/nights/test_booking.py",
+        "tests/nights/test_fields.py",
+        "tests/nights/test_pages.py",
+    ]
     out = run(["-m", "pytest", "-q", "-p", "no:cacheprovider", *files], env, timeout=600)
     # Every test ran and passed (`run` raises with the output otherwise); none was skipped.
     assert " passed" in out and "skipped" not in out and "error" not in out.lower(), out
