@@ -12,19 +12,35 @@ import functools
 import json
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Final
 
 from django.utils import timezone, translation
 
 from games.engine import TOKENS, Action, HouseRules, Observation, public_fields
 from games.engine import table as table_rules
-from games.models import Seat, Table
+from games.models import Seat
 from games.services.conf import pace
 from games.services.refusals import refusal_message
 from games.services.state import TableState
-from games.view.html import SUIT_NAMES, SUIT_SYMBOLS, _, error_html, live_html, speak, speaking
+from games.view.html import (
+    SUIT_NAMES,
+    SUIT_SYMBOLS,
+    error_html,
+    gettext,
+    live_html,
+    speak,
+    speaking,
+)
 
+_ = gettext
 LAUNDRY_BUTTONS = frozenset({"exchange", "challenge", "ready"})
+# Table.Status's values, as plain strings: compiled (toepen_site/compiled.py), this module checks
+# the types mypy sees, and to mypy Django's choices are the tuples they are declared with
+# (tests/view/test_html.py holds these to the model's).
+WAITING: Final = "waiting"
+PLAYING: Final = "playing"
+RUBBER_OVER: Final = "rubber_over"
+CLOSED: Final = "closed"
 
 
 @dataclass(frozen=True)
@@ -180,7 +196,7 @@ def build_context(
             state.seats[active].name if active is not None and len(viewer.seats) > 1 else ""
         ),
         "out": bool(viewer.seats)
-        and table.status == Table.Status.PLAYING
+        and table.status == PLAYING
         and all(lives.get(seat) == 0 for seat in viewer.seats),
         "in_hand": any(seat in in_hand for seat in viewer.seats),
         "privacy_for": privacy_for,
@@ -203,13 +219,12 @@ def build_context(
         "ack": viewer.ack,
         "away_buttons": _away_buttons(state, active),
         "challenge_cost": _challenge_cost(state.rules) if "challenge" in acts else "",
-        "can_start": viewer.can_start
-        and table.status in (Table.Status.WAITING, Table.Status.RUBBER_OVER),
-        "can_close": viewer.can_close and table.status != Table.Status.CLOSED,
+        "can_start": viewer.can_start and table.status in (WAITING, RUBBER_OVER),
+        "can_close": viewer.can_close and table.status != CLOSED,
         # Between rubbers, or between two hands of one (a computer player takes over).
         "can_leave": active is not None
-        and table.status != Table.Status.CLOSED
-        and (hand is None or hand.complete or table.status != Table.Status.PLAYING),
+        and table.status != CLOSED
+        and (hand is None or hand.complete or table.status != PLAYING),
     }
 
 
@@ -254,7 +269,7 @@ def _public_context(
         "table": table,
         "version": table.version,
         "status": table.status,
-        "paused": table.paused and table.status == Table.Status.PLAYING,
+        "paused": table.paused and table.status == PLAYING,
         # Which hand, and how many of its actions, this view shows (for a phone's own checks).
         "hand_number": state.hand_row.number if state.hand_row is not None else 0,
         "hand_name": state.hand_name(),
@@ -359,7 +374,7 @@ def _rubber_lives(state: TableState, seat: int) -> int | None:
 def _clocks(state: TableState, now: datetime) -> dict[int, int]:
     """The turn clock: seconds until the table plays for each due person, from the plan the
     table's clock carries out (a phone gone quiet is played for sooner; it shows as away)."""
-    if state.hand is None or state.table.status != Table.Status.PLAYING or state.table.paused:
+    if state.hand is None or state.table.status != PLAYING or state.table.paused:
         return {}
     moment, clock = state.moment(), pace()
     left = max(0, round((table_rules.turn_ends(moment, clock) - now).total_seconds()))
@@ -383,7 +398,8 @@ def _answer_seconds(state: TableState, now: datetime) -> int | None:
     since = state.table.awaiting_since
     if since is None:
         return None
-    return max(0, round(state.rules.response_seconds - (now - since).total_seconds()))
+    waited: float = (now - since).total_seconds()
+    return max(0, round(state.rules.response_seconds - waited))
 
 
 def _actions(
@@ -399,7 +415,7 @@ def _actions(
         if action.act == "play":
             continue
         vals: dict[str, Any] = {"act": action.act, "seat": seat, "hand": hand}
-        label = action.act
+        label: str = action.act
         if action.act == "challenge" and action.target is not None:
             target = state.table_seat(action.target)
             vals["target"] = target

@@ -38,10 +38,10 @@ _rendering = threading.local()
 def _translated(language: str, context: str, singular: str, plural: str, n: int) -> str:
     with translation.override(language):
         if plural:
-            return translation.ngettext(singular, plural, n)
+            return str(translation.ngettext(singular, plural, n))
         if context:
-            return translation.pgettext(context, singular)
-        return translation.gettext(singular)
+            return str(translation.pgettext(context, singular))
+        return str(translation.gettext(singular))
 
 
 def speak(language: str | None) -> None:
@@ -54,8 +54,12 @@ def speaking() -> str:
     return str(_rendering.language)
 
 
-def _(message: str) -> str:
+def gettext(message: str) -> str:
+    """`message` in the language of the view being rendered (`speak`)."""
     return _translated(_rendering.language, "", message, "", 0)
+
+
+_ = gettext  # imported by name elsewhere: mypyc's modules do not export `_` (compiled.py)
 
 
 def ngettext(singular: str, plural: str, n: int) -> str:
@@ -133,6 +137,7 @@ def live_html(c: dict[str, Any], csrf_token: str = "") -> str:
     # phone's own): phones rendered together (`c["shared"]`) write them once per language.
     shared = c.get("shared")
     language = _rendering.language
+    felt: str | None
     if shared is None:
         felt = _felt(c)
     else:
@@ -158,7 +163,7 @@ def _players(c: dict[str, Any], shared: dict[Any, Any] | None, language: str) ->
     seats = c["viewer_seats"]
     for p in c["players"]:
         key = ("player", language, p["index"])
-        place = shared.get(key) if shared is not None else None
+        place: tuple[str, str] | None = shared.get(key) if shared is not None else None
         if place is None:
             place = _player(p, turn_text)
             if shared is not None:
