@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test install messages lint bench-engine clean
+.PHONY: run test install compile messages lint bench-engine clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -14,8 +14,13 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 # The .mo files are built, not committed: compiled with polib, so no gettext tools are needed.
-install: $(VENV)/.installed
+install: $(VENV)/.installed compile
 	$(PY) manage.py compile_translations
+
+# The live view's modules compiled with mypyc, when changed (toepen_site/compiled.py; without a
+# C compiler they run as Python, with a warning).
+compile: $(VENV)/.installed
+	$(PY) -m toepen_site.compiled
 
 run: install
 	$(PY) manage.py migrate --noinput
@@ -45,4 +50,5 @@ bench-engine: install
 	$(PY) bench/engine.py
 
 clean:
+	$(PY) -m toepen_site.compiled --clean || true
 	rm -rf $(VENV) db.sqlite3 staticfiles

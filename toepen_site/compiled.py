@@ -1,0 +1,185 @@
+"""The modules compiled with mypyc, for speed, from the same source.
+
+A live table renders its view for every phone at every change: `games/view/context.py` and
+`games/view/html.py` are the largest part of a loaded server's CPU, and compiled with mypyc
+(the compiler that ships with mypy) they render the same views for about a quarter less
+(docs/history/live-speed.md, seventeenth session). Nothing else changes: the source is the
+one the tests read and mypy checks (`make lint`); compiled, each annotation is also checked as
+the code runs, so a value of the wrong type fails loudly instead of rendering.
+
+    python -m toepen_site.compiled           # build them beside their sources (`make install`)
+    python -m toepen_site.compiled --clean   # back to the sources alone
+
+A build sits beside its source (`html.cpython-313-x86_64-linux-gnu.so` next to `html.py`) and
+Python imports it first. So that an edited source never runs as its old build, the package
+imports its sources instead, with a warning that says how to build them again, when a build is
+older than its source or than a module it was compiled against (`DEPENDS`;
+`prefer_sources_if_stale`). Without a C compiler the build is skipped with a warning and the
+sources run as they are; in CI (`CI=true`) a failed build fails.
+"""
+
+from __future__ import annotations
+
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import os
+import shutil
+import sys
+import tempfile
+import warnings
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+MODULES = ("games/view/html.py", "games/view/context.py")
+# What the compiled modules were checked and compiled against (the types they import).
+DEPENDS = (
+    "games/engine",
+    "games/models.py",
+    "games/services/conf.py",
+    "games/services/refusals.py",
+    "games/services/state.py",
+)
+# The library the modules share, beside them (else mypyc puts it at the project's top).
+GROUP = "games.view._compiled"
+
+
+def builds(source: Path) -> list[Path]:
+    """The compiled builds of `source` (a module, or the group's library) found beside it."""
+    return [
+        source.with_name(source.stem + suffix)
+        for suffix in importlib.machinery.EXTENSION_SUFFIXES
+        if source.with_name(source.stem + suffix).exists()
+    ]
+
+
+def _group_library() -> Path:
+    package, _, name = GROUP.rpartition(".")
+    return ROOT / package.replace(".", "/") / f"{name}__mypyc.py"
+
+
+def _changed_at(root: Path, paths: tuple[str, ...]) -> float:
+    """When the newest of `paths` (files, or packages' Python files) was changed."""
+    times = [0.0]
+    for path in map(root.joinpath, paths):
+        files = path.glob("*.py") if path.is_dir() else [path] if path.exists() else []
+        times += [file.stat().st_mtime for file in files]
+    return max(times)
+
+
+def stale(root: Path = ROOT) -> list[str]:
+    """The modules whose build is older than their source, or than what they were compiled
+    against (to build again)."""
+    found = []
+    depends = _changed_at(root, DEPENDS)
+    for module in MODULES:
+        source = root / module
+        if not source.exists():
+            continue
+        changed = max(source.stat().st_mtime, depends)
+        if any(build.stat().st_mtime < changed for build in builds(source)):
+            found.append(module)
+    return found
+
+
+class Sources(importlib.abc.MetaPathFinder):
+    """Imports the named modules from their sources, ahead of their builds."""
+
+    def __init__(self, sources: dict[str, Path]) -> None:
+        self.sources = sources
+
+    def find_spec(
+        self, fullname: str, path: Any = None, target: Any = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        source = self.sources.get(fullname)
+        return importlib.util.spec_from_file_location(fullname, source) if source else None
+
+
+def sources_if_stale(package: str, root: Path = ROOT) -> Sources | None:
+    """A finder of the sources of `package`'s compiled modules (its dotted name) when one of
+    them changed after the build, else None: the old build would run instead of the code as
+    it reads now. All of them, since they share one library, whose other modules would call
+    the old code of the changed one."""
+    prefix = package.replace(".", "/") + "/"
+    if not any(module.startswith(prefix) for module in stale(root)):
+        return None
+    return Sources(
+        {
+            module.removesuffix(".py").replace("/", "."): root / module
+            for module in MODULES
+            if module.startswith(prefix)
+        }
+    )
+
+
+def prefer_sources_if_stale(package: str) -> None:
+    """Where `package` is imported: run its sources when its build is older, and say so."""
+    finder = sources_if_stale(package)
+    if finder is not None:
+        sys.meta_path.insert(0, finder)
+        warnings.warn(
+            f"{', '.join(stale())} changed after it was compiled: running the sources; "
+            "`make install` (or `python -m toepen_site.compiled`) builds them again",
+            stacklevel=2,
+        )
+
+
+def clean() -> None:
+    for module in MODULES:
+        for build in builds(ROOT / module):
+            build.unlink()
+    for build in builds(_group_library()):
+        build.unlink()
+
+
+def build() -> None:
+    """Compile MODULES in place (mypyc's C and objects in a temporary directory)."""
+    from mypyc.build import mypycify  # the build's own tools: mypy and setuptools (dev extra)
+    from setuptools import setup
+
+    clean()
+    with tempfile.TemporaryDirectory(prefix="toepen-mypyc-") as work:
+        here = os.getcwd()
+        os.chdir(ROOT)  # mypyc names modules by their paths from here
+        try:
+            extensions = mypycify(
+                list(MODULES), opt_level="3", group_name=GROUP, target_dir=f"{work}/c"
+            )
+            setup(
+                name="toepen-compiled",
+                ext_modules=extensions,
+                script_args=[
+                    "--quiet",
+                    "build_ext",
+                    "--inplace",
+                    f"--build-temp={work}/temp",
+                    f"--build-lib={work}/lib",
+                ],
+            )
+        finally:
+            os.chdir(here)
+
+
+def main(argv: list[str]) -> int:
+    if "--clean" in argv:
+        clean()
+        print("compiled modules removed: the sources run as they are")
+        return 0
+    if not stale() and all(builds(ROOT / module) for module in MODULES):
+        print("compiled modules up to date")
+        return 0
+    try:
+        if shutil.which(os.environ.get("CC", "cc")) is None:
+            raise RuntimeError("no C compiler (cc) found")
+        build()
+    except (Exception, SystemExit) as error:  # setuptools ends a failed build with SystemExit
+        clean()  # a half build must not shadow the sources
+        print(f"warning: the modules were not compiled ({error}); the sources run", file=sys.stderr)
+        return 1 if os.environ.get("CI") == "true" else 0
+    print(f"compiled: {', '.join(MODULES)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
