@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import contextlib
+import importlib.machinery
+import importlib.util
 import os
 import platform
 import sys
@@ -35,6 +37,14 @@ def python_build() -> str:
     return "+".join(parts)
 
 
+def compiled_view() -> bool:
+    """Whether the live view runs compiled (toepen_site/compiled.py, `make install`): about a
+    quarter less CPU for its renders (docs/history/live-speed.md, seventeenth session)."""
+    spec = importlib.util.find_spec("games.view.html")
+    origin = spec.origin if spec is not None else None
+    return bool(origin) and origin.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES))
+
+
 def machine() -> dict[str, Any]:
     memory = ""
     with contextlib.suppress(OSError):
@@ -46,5 +56,6 @@ def machine() -> dict[str, Any]:
         "python": platform.python_version(),
         "python_build": python_build(),
         "python_executable": sys.executable,
+        "compiled_view": compiled_view(),
         "platform": platform.platform(),
     }

@@ -15,7 +15,8 @@ clock's work (`fire_deadline`) and is not counted. Ends with one JSON line.
 
 `--jinja` renders each action's four views a second time through the Jinja2 template
 (bench/jinja_view.py) instead of html.py, the two in turns (one first, then the other first),
-from the same snapshot, and stops if any view differs; `--processes 2` renders the four phones
+from the same snapshot, and stops if any view differs (on the view's source: the compiled
+module would not see the template swapped in, toepen_site/compiled.py); `--processes 2` renders the four phones
 as two server processes would, two and two, each pass sharing its own public part (the
 scale-out set-up).
 """
@@ -38,7 +39,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from _machine import machine
+from _machine import compiled_view, machine
 
 from tests.scaleout.phones import choose
 from tests.scaleout.servers import PostgresDatabase, base_env, migrate, seed
@@ -175,6 +176,11 @@ def main() -> None:
     )
     parser.add_argument("--processes", type=int, choices=[1, 2], default=1)
     args = parser.parse_args()
+    if args.jinja and compiled_view():
+        parser.error(
+            "--jinja swaps the view's writer in games.view.context, which the compiled module "
+            "does not see: run `python -m toepen_site.compiled --clean` first"
+        )
 
     database = None
     with tempfile.TemporaryDirectory(prefix="toepen-actions-") as tmp:
