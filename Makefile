@@ -14,11 +14,12 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 # The .mo files are built, not committed: compiled with polib, so no gettext tools are needed.
-install: $(VENV)/.installed compile
+install: $(VENV)/.installed
 	$(PY) manage.py compile_translations
 
 # The live view's modules compiled with mypyc, when changed (toepen_site/compiled.py; without a
-# C compiler they run as Python, with a warning).
+# C compiler they run as Python, with a warning). The tests run on the build, as production
+# does; `make run` leaves it out (a newcomer's first start stays quick) and uses one it finds.
 compile: $(VENV)/.installed
 	$(PY) -m toepen_site.compiled
 
@@ -30,7 +31,7 @@ run: install
 # The browser tests drive Debian's chromium (Playwright never downloads a browser), the proxy
 # test runs Debian's nginx (tests/scaleout/test_proxy.py): installed here when missing and this
 # user may (root, as on CI), else those tests skip (fail in CI).
-test: install
+test: install compile
 	@if { [ ! -x /usr/bin/chromium ] || [ ! -x /usr/sbin/nginx ]; } && [ "$$(id -u)" = 0 ] \
 		&& command -v apt-get >/dev/null; then \
 		apt-get update -qq && apt-get install -y -qq chromium nginx; fi

@@ -15,10 +15,10 @@ clock's work (`fire_deadline`) and is not counted. Ends with one JSON line.
 
 `--jinja` renders each action's four views a second time through the Jinja2 template
 (bench/jinja_view.py) instead of html.py, the two in turns (one first, then the other first),
-from the same snapshot, and stops if any view differs (on the view's source: the compiled
-module would not see the template swapped in, toepen_site/compiled.py); `--processes 2` renders the four phones
-as two server processes would, two and two, each pass sharing its own public part (the
-scale-out set-up).
+from the same snapshot, and stops if any view differs (on the view's source: the compiled module
+would not see the template swapped in, toepen_site/compiled.py); `--processes 2` renders the
+four phones as two server processes would, two and two, each pass sharing its own public part
+(the scale-out set-up).
 """
 
 from __future__ import annotations

@@ -16,8 +16,8 @@ from toepen_site import compiled
 
 
 def test_in_ci_the_suite_renders_with_the_compiled_view() -> None:
-    """Production runs the build (`make install`): CI tests what production runs, so a type
-    that only the compiled module checks fails here, not at a table."""
+    """Production runs the build (README, "The compiled view"): CI tests what production runs,
+    so a type that only the compiled module checks fails here, not at a table."""
     built = [
         module.__name__
         for module in (html, context)

@@ -7,7 +7,7 @@ A live table renders its view for every phone at every change: `games/view/conte
 one the tests read and mypy checks (`make lint`); compiled, each annotation is also checked as
 the code runs, so a value of the wrong type fails loudly instead of rendering.
 
-    python -m toepen_site.compiled           # build them beside their sources (`make install`)
+    python -m toepen_site.compiled           # build them beside their sources (`make compile`)
     python -m toepen_site.compiled --clean   # back to the sources alone
 
 A build sits beside its source (`html.cpython-313-x86_64-linux-gnu.so` next to `html.py`) and
@@ -120,7 +120,7 @@ def prefer_sources_if_stale(package: str) -> None:
         sys.meta_path.insert(0, finder)
         warnings.warn(
             f"{', '.join(stale())} changed after it was compiled: running the sources; "
-            "`make install` (or `python -m toepen_site.compiled`) builds them again",
+            "`make compile` (or `python -m toepen_site.compiled`) builds them again",
             stacklevel=2,
         )
 
