@@ -36,7 +36,7 @@ _ = gettext
 LAUNDRY_BUTTONS = frozenset({"exchange", "challenge", "ready"})
 # Table.Status's values, as plain strings: compiled (toepen_site/compiled.py), this module checks
 # the types mypy sees, and to mypy Django's choices are the tuples they are declared with
-# (tests/view/test_html.py holds these to the model's).
+# (tests/test_compiled.py holds these to the model's).
 WAITING: Final = "waiting"
 PLAYING: Final = "playing"
 RUBBER_OVER: Final = "rubber_over"
