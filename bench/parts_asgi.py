@@ -39,16 +39,18 @@ from games.services import events, store, tables  # noqa: E402
 from toepen_site.asgi import application  # noqa: E402, F401  (what the server serves)
 
 # (name, module or class, attribute, thread): the parts, each a function that runs to its end
-# without giving its thread away (on the loop, a coroutine that never waits counts too:
-# `SqliteLoopWriter.write` does no I/O of the loop's). A part whose name starts with "  "
-# is held in the part above it; "worker" parts are timed in the worker threads only.
+# without giving its thread away (on the loop, a coroutine that never waits counts too).
+# `SqliteLoopWriter.write` waits while the checkpointer restarts the log, and the loop runs
+# other phones' work meanwhile: its statements, built first, and its synchronous `_write` are
+# timed apart. A part whose name starts with "  " is held in the part above it; "worker" parts
+# are timed in the worker threads only.
 PARTS: list[tuple[str, Any, str, str]] = [
     ("decide: the snapshot's copy", tables, "editable_snapshot", "loop"),
     ("decide: the rules", tables, "play", "loop"),
     ("decide: the next version and deadline", tables, "next_version", "loop"),
-    ("write on the loop (SQLite)", store.SqliteLoopWriter, "write", "loop"),
-    ("  statements built", store, "_opening", "loop"),
-    ("  statements built, closing", store, "_closing", "loop"),
+    ("write on the loop: statements built", store, "_opening", "loop"),
+    ("write on the loop: statements built, closing", store, "_closing", "loop"),
+    ("write on the loop: SQLite's statements and commit", store.SqliteLoopWriter, "_write", "loop"),
     ("publish", events, "send", "loop"),
     ("  render: every phone's view", hub, "render_all", "loop"),
     ("send: the frames", hub, "send_all", "loop"),
