@@ -38,7 +38,7 @@ def python_build() -> str:
 
 
 def compiled_view() -> bool:
-    """Whether the live view runs compiled (toepen_site/compiled.py, `make install`): about a
+    """Whether the live view runs compiled (toepen_site/compiled.py, `make compile`): about a
     quarter less CPU for its renders (docs/history/live-speed.md, seventeenth session)."""
     spec = importlib.util.find_spec("games.view.html")
     origin = spec.origin if spec is not None else None
