@@ -31,6 +31,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+EXTENSION_SUFFIXES = importlib.machinery.EXTENSION_SUFFIXES
 ROOT = Path(__file__).resolve().parent.parent
 MODULES = ("games/view/html.py", "games/view/context.py")
 # What the compiled modules were checked and compiled against (the types they import).
@@ -49,9 +50,21 @@ def builds(source: Path) -> list[Path]:
     """The compiled builds of `source` (a module, or the group's library) found beside it."""
     return [
         source.with_name(source.stem + suffix)
-        for suffix in importlib.machinery.EXTENSION_SUFFIXES
+        for suffix in EXTENSION_SUFFIXES
         if source.with_name(source.stem + suffix).exists()
     ]
+
+
+def running_builds() -> list[str]:
+    """The compiled modules (dotted names) that import from their builds in this process, as
+    Python finds them now (a stale build is passed over: `prefer_sources_if_stale`)."""
+    found = []
+    for module in MODULES:
+        name = module.removesuffix(".py").replace("/", ".")
+        spec = importlib.util.find_spec(name)
+        if spec is not None and str(spec.origin).endswith(tuple(EXTENSION_SUFFIXES)):
+            found.append(name)
+    return found
 
 
 def _group_library() -> Path:
@@ -119,8 +132,9 @@ def prefer_sources_if_stale(package: str) -> None:
     if finder is not None:
         sys.meta_path.insert(0, finder)
         warnings.warn(
-            f"{', '.join(stale())} changed after it was compiled: running the sources; "
-            "`make compile` (or `python -m toepen_site.compiled`) builds them again",
+            f"the build of {', '.join(finder.sources)} is older than its sources or what it was "
+            "compiled against: running the sources; `make compile` (or `python -m "
+            "toepen_site.compiled`) builds it again",
             stacklevel=2,
         )
 
