@@ -25,11 +25,14 @@ class CardError(ValueError):
     """A card token that is not one of the 32."""
 
 
-def card_from_token(token: str) -> int:
-    try:
-        return _BY_TOKEN[token]
-    except (KeyError, TypeError):
-        raise CardError(f"{token!r} is not a card") from None
+def card_from_token(token: object) -> int:
+    """The card a token names. A token read from a record or a frame may be any JSON value:
+    anything but one of the 32 tokens is a `CardError` (compiled, a wrong type would otherwise
+    fail as a `TypeError` before the lookup)."""
+    card = _BY_TOKEN.get(token) if isinstance(token, str) else None
+    if card is None:
+        raise CardError(f"{token!r} is not a card")
+    return card
 
 
 def token(card: int) -> str:

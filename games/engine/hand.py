@@ -149,6 +149,11 @@ class Hand:
         "actions",
     )
 
+    def __new__(cls, *args: object, **kwargs: object) -> Hand:
+        # A blank hand, for `copy` to fill without running `__init__`: compiled with mypyc
+        # (toepen_site/compiled.py), a class's instance is made without its `__init__` only here.
+        return object.__new__(cls)
+
     def __init__(
         self,
         rules: HouseRules,
@@ -826,9 +831,8 @@ class Hand:
             counted = [play for play in plays if not folded[play[0]]]
             if not any(card >> 3 == suit for _, card in counted):
                 present = {card >> 3 for _, card in counted}
-                suit = next(
-                    _SUIT_INDEX[s] for s in self.rules.suit_order if _SUIT_INDEX[s] in present
-                )
+                order: str = self.rules.suit_order  # (mypyc fails to iterate a Literal)
+                suit = next(_SUIT_INDEX[s] for s in order if _SUIT_INDEX[s] in present)
         best_seat = -1
         best_card = -1
         for seat, card in counted:

@@ -68,9 +68,6 @@ class Observation(NamedTuple):
         return cards
 
     def to_json(self) -> dict[str, Any]:
-        def tokens(cards: tuple[int, ...] | None) -> list[str] | None:
-            return None if cards is None else [TOKENS[card] for card in cards]
-
         return {
             "seat": self.seat,
             "players": list(self.players),
@@ -84,12 +81,12 @@ class Observation(NamedTuple):
             "poor": list(self.poor),
             "stock_count": self.stock_count,
             "hand_sizes": list(self.hand_sizes),
-            "hand": tokens(self.hand),
-            "laid_aside": tokens(self.laid_aside),
-            "open_hands": {str(seat): tokens(cards) for seat, cards in self.open_hands.items()},
+            "hand": _tokens(self.hand),
+            "laid_aside": _tokens(self.laid_aside),
+            "open_hands": {str(seat): _tokens(cards) for seat, cards in self.open_hands.items()},
             "exchanges": list(self.exchanges),
             "reveals": [
-                {"challenger": c, "target": t, "cards": tokens(cards), "clean": clean}
+                {"challenger": c, "target": t, "cards": _tokens(cards), "clean": clean}
                 for c, t, cards, clean in self.reveals
             ],
             "folded": list(self.folded),
@@ -116,6 +113,11 @@ class Observation(NamedTuple):
             "next_dealer": self.next_dealer,
             "slate": self.slate,
         }
+
+
+def _tokens(cards: tuple[int, ...] | None) -> list[str] | None:
+    # (at the module's level: mypyc fails on a function nested in a named tuple's method)
+    return None if cards is None else [TOKENS[card] for card in cards]
 
 
 def observe(hand: Hand, seat: int | None, public: dict[str, Any] | None = None) -> Observation:
