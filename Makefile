@@ -17,9 +17,10 @@ $(VENV)/.installed: pyproject.toml
 install: $(VENV)/.installed
 	$(PY) manage.py compile_translations
 
-# The live view's modules compiled with mypyc, when changed (toepen_site/compiled.py; without a
-# C compiler they run as Python, with a warning). The tests run on the build, as production
-# does; `make run` leaves it out (a newcomer's first start stays quick) and uses one it finds.
+# The view's, the engine's and the bots' hot modules compiled with mypyc, when changed
+# (toepen_site/compiled.py; without a C compiler they run as Python, with a warning). The tests
+# run on the build, as production does; `make run` leaves it out (a newcomer's first start stays
+# quick) and uses one it finds.
 compile: $(VENV)/.installed
 	$(PY) -m toepen_site.compiled
 

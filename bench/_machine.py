@@ -35,12 +35,13 @@ def python_build() -> str:
     return "+".join(parts)
 
 
-def compiled_view() -> bool:
-    """Whether the live view runs compiled (toepen_site/compiled.py, `make compile`): about a
-    quarter less CPU for its renders (docs/history/live-speed.md, seventeenth session)."""
+def compiled_modules() -> list[str]:
+    """The modules that run compiled (toepen_site/compiled.py, `make compile`): the view's
+    renders about a quarter less CPU, the engine's hands half (docs/history/live-speed.md,
+    seventeenth and eighteenth sessions)."""
     from toepen_site import compiled  # the benchmarks run from the repository's root
 
-    return bool(compiled.running_builds())
+    return compiled.running_builds()
 
 
 def machine() -> dict[str, Any]:
@@ -54,6 +55,6 @@ def machine() -> dict[str, Any]:
         "python": platform.python_version(),
         "python_build": python_build(),
         "python_executable": sys.executable,
-        "compiled_view": compiled_view(),
+        "compiled": compiled_modules(),
         "platform": platform.platform(),
     }

@@ -1,11 +1,12 @@
-"""The live view's modules compiled with mypyc (toepen_site/compiled.py): in CI the suite runs
-on the build, and an edited source never runs as its old build."""
+"""The view's and the engine's modules compiled with mypyc (toepen_site/compiled.py): in CI the
+suite runs on the build, and an edited source never runs as its old build."""
 
 from __future__ import annotations
 
 import importlib.machinery
 import os
 import time
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -15,13 +16,23 @@ from games.view import context
 from toepen_site import compiled
 
 
-def test_in_ci_the_suite_renders_with_the_compiled_view() -> None:
-    """Production runs the build (README, "The compiled view"): CI tests what production runs,
-    so a type that only the compiled module checks fails here, not at a table."""
+def test_in_ci_the_suite_runs_on_the_compiled_modules() -> None:
+    """Production runs the build (README, "The compiled modules"): CI tests what production
+    runs, so a type that only the compiled module checks fails here, not at a table."""
     built = compiled.running_builds()
     if os.environ.get("CI") != "true" and not built:
-        pytest.skip("the view runs from its source here (no build; CI requires one)")
-    assert built == ["games.view.html", "games.view.context"]
+        pytest.skip("the modules run from their sources here (no build; CI requires one)")
+    assert built == list(compiled.NAMES)
+    assert "games.engine.hand" in built and "games.view.html" in built
+
+
+def test_mypy_checks_every_compiled_module() -> None:
+    """`make lint` checks what mypyc compiles: the two lists (pyproject's mypy `files` and
+    MODULES) cannot drift apart unseen."""
+    config = tomllib.loads((compiled.ROOT / "pyproject.toml").read_text())
+    checked = config["tool"]["mypy"]["files"]
+    for module in compiled.MODULES:
+        assert any(module == path or module.startswith(f"{path}/") for path in checked), module
 
 
 def _module(root: Path, module: str) -> Path:
@@ -35,21 +46,28 @@ def test_a_source_edited_after_its_build_runs_as_it_reads(tmp_path: Path) -> Non
     suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
     source = _module(tmp_path, "games/view/html.py")
     _module(tmp_path, "games/view/context.py")
+    hand = _module(tmp_path, "games/engine/hand.py")
     source.with_name("html" + suffix).write_bytes(b"")
-    assert compiled.sources_if_stale("games.view", tmp_path) is None  # built after the source
+    hand.with_name("hand" + suffix).write_bytes(b"")
+    assert compiled.sources_if_stale(tmp_path) is None  # built after the source
     later = time.time() + 5
     os.utime(source, (later, later))  # then the source is edited
     assert compiled.stale(tmp_path) == ["games/view/html.py"]
-    finder = compiled.sources_if_stale("games.view", tmp_path)
+    finder = compiled.sources_if_stale(tmp_path)
     assert finder is not None
-    # Both modules from their sources: they share one library, which would call the old code.
-    for name, path in (("html", source), ("context", source.with_name("context.py"))):
-        spec = finder.find_spec(f"games.view.{name}")
+    # Every compiled module from its source: they share one library, which would call the old
+    # code, the engine's as well as the view's.
+    for name, path in (
+        ("games.view.html", source),
+        ("games.view.context", source.with_name("context.py")),
+        ("games.engine.hand", hand),
+    ):
+        spec = finder.find_spec(name)
         assert spec is not None
         assert isinstance(spec.loader, importlib.machinery.SourceFileLoader)
         assert spec.origin == str(path)
     assert finder.find_spec("games.view.slate_html") is None  # never compiled: as it was
-    assert compiled.sources_if_stale("games.engine", tmp_path) is None  # another package
+    assert finder.find_spec("games.engine.record") is None
 
 
 def test_a_build_older_than_a_module_it_was_compiled_against_runs_the_sources(
@@ -58,21 +76,21 @@ def test_a_build_older_than_a_module_it_was_compiled_against_runs_the_sources(
     suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
     for name in ("html", "context"):
         _module(tmp_path, f"games/view/{name}.py").with_name(name + suffix).write_bytes(b"")
-    engine = _module(tmp_path, "games/engine/observe.py")
+    engine = _module(tmp_path, "games/engine/rules.py")
     earlier = time.time() - 5
     os.utime(engine, (earlier, earlier))
     assert compiled.stale(tmp_path) == []
     later = time.time() + 5
     os.utime(engine, (later, later))  # the engine's types changed after the build
     assert compiled.stale(tmp_path) == ["games/view/html.py", "games/view/context.py"]
-    assert compiled.sources_if_stale("games.view", tmp_path) is not None
+    assert compiled.sources_if_stale(tmp_path) is not None
 
 
 def test_a_module_without_a_build_runs_its_source(tmp_path: Path) -> None:
     _module(tmp_path, "games/view/html.py")
     _module(tmp_path, "games/view/context.py")
     assert compiled.stale(tmp_path) == []
-    assert compiled.sources_if_stale("games.view", tmp_path) is None
+    assert compiled.sources_if_stale(tmp_path) is None
 
 
 def test_the_statuses_the_view_compares_with_are_the_models() -> None:

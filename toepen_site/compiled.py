@@ -1,19 +1,25 @@
 """The modules compiled with mypyc, for speed, from the same source.
 
-A live table renders its view for every phone at every change: `games/view/context.py` and
-`games/view/html.py` are the largest part of a loaded server's CPU, and compiled with mypyc
-(the compiler that ships with mypy) they render the same views for about a quarter less
-(docs/history/live-speed.md, seventeenth session). Nothing else changes: the source is the
-one the tests read and mypy checks (`make lint`); compiled, each annotation is also checked as
-the code runs, so a value of the wrong type fails loudly instead of rendering.
+A live table renders its view for every phone at every change, and decides every action and
+every computer player's move with the rules engine: compiled with mypyc (the compiler that
+ships with mypy), `games/view/context.py` and `games/view/html.py` render the same views for
+about a quarter less, the engine's hands play twice as fast, and a searching computer player
+(the worlds it deals and plays out: `games/bots/`) makes the same choices for a third of the
+CPU (docs/history/live-speed.md, seventeenth and eighteenth sessions). Nothing else changes:
+the source is the one the tests read and mypy checks (`make lint`); compiled, each annotation
+is also checked as the code runs, so a value of the wrong type fails loudly instead of
+rendering. The engine's readers of untrusted input (a record: `record.py`; a house-rule
+profile: `rules.py`) stay interpreted: there a value of any type must get the engine's own
+error (`BadRecord`, `RulesError`), never a compiled check's `TypeError`, and the engine's tests
+hold them to it (`tests/engine/test_records.py`, `test_cards_and_rules.py`).
 
     python -m toepen_site.compiled           # build them beside their sources (`make compile`)
     python -m toepen_site.compiled --clean   # back to the sources alone
 
 A build sits beside its source (`html.cpython-313-x86_64-linux-gnu.so` next to `html.py`) and
-Python imports it first. So that an edited source never runs as its old build, the package
-imports its sources instead, with a warning that says how to build them again, when a build is
-older than its source or than a module it was compiled against (`DEPENDS`;
+Python imports it first. So that an edited source never runs as its old build, `games` imports
+the sources instead, with a warning that says how to build them again, when a build is older
+than its source or than a module it was compiled against (`DEPENDS`;
 `prefer_sources_if_stale`). Without a C compiler the build is skipped with a warning and the
 sources run as they are; in CI (`CI=true`) a failed build fails.
 """
@@ -33,17 +39,33 @@ from typing import Any
 
 EXTENSION_SUFFIXES = importlib.machinery.EXTENSION_SUFFIXES
 ROOT = Path(__file__).resolve().parent.parent
-MODULES = ("games/view/html.py", "games/view/context.py")
+MODULES = (
+    "games/view/html.py",
+    "games/view/context.py",
+    "games/engine/actions.py",
+    "games/engine/cards.py",
+    "games/engine/hand.py",
+    "games/engine/observe.py",
+    "games/engine/rubber.py",
+    "games/engine/table.py",
+    "games/bots/rollout.py",
+    "games/bots/judge.py",
+    "games/bots/reads.py",
+    "games/bots/world.py",
+)
+# The same modules as Python imports them.
+NAMES = tuple(module.removesuffix(".py").replace("/", ".") for module in MODULES)
 # What the compiled modules were checked and compiled against (the types they import).
 DEPENDS = (
     "games/engine",
+    "games/bots",
     "games/models.py",
     "games/services/conf.py",
     "games/services/refusals.py",
     "games/services/state.py",
 )
-# The library the modules share, beside them (else mypyc puts it at the project's top).
-GROUP = "games.view._compiled"
+# The library the modules share, in their package (else mypyc puts it at the project's top).
+GROUP = "games._compiled"
 
 
 def builds(source: Path) -> list[Path]:
@@ -59,8 +81,7 @@ def running_builds() -> list[str]:
     """The compiled modules (dotted names) that import from their builds in this process, as
     Python finds them now (a stale build is passed over: `prefer_sources_if_stale`)."""
     found = []
-    for module in MODULES:
-        name = module.removesuffix(".py").replace("/", ".")
+    for name in NAMES:
         spec = importlib.util.find_spec(name)
         if spec is not None and str(spec.origin).endswith(tuple(EXTENSION_SUFFIXES)):
             found.append(name)
@@ -109,26 +130,20 @@ class Sources(importlib.abc.MetaPathFinder):
         return importlib.util.spec_from_file_location(fullname, source) if source else None
 
 
-def sources_if_stale(package: str, root: Path = ROOT) -> Sources | None:
-    """A finder of the sources of `package`'s compiled modules (its dotted name) when one of
-    them changed after the build, else None: the old build would run instead of the code as
-    it reads now. All of them, since they share one library, whose other modules would call
-    the old code of the changed one."""
-    prefix = package.replace(".", "/") + "/"
-    if not any(module.startswith(prefix) for module in stale(root)):
+def sources_if_stale(root: Path = ROOT) -> Sources | None:
+    """A finder of the sources of every compiled module when one of them changed after the
+    build, else None: the old build would run instead of the code as it reads now. All of
+    them, since they share one library, whose other modules would call the old code of the
+    changed one."""
+    if not stale(root):
         return None
-    return Sources(
-        {
-            module.removesuffix(".py").replace("/", "."): root / module
-            for module in MODULES
-            if module.startswith(prefix)
-        }
-    )
+    return Sources({name: root / module for name, module in zip(NAMES, MODULES, strict=True)})
 
 
-def prefer_sources_if_stale(package: str) -> None:
-    """Where `package` is imported: run its sources when its build is older, and say so."""
-    finder = sources_if_stale(package)
+def prefer_sources_if_stale() -> None:
+    """Where `games` is imported, before any compiled module: run the sources when the build
+    is older, and say so."""
+    finder = sources_if_stale()
     if finder is not None:
         sys.meta_path.insert(0, finder)
         warnings.warn(

@@ -2,10 +2,6 @@
 
 `context` turns the state into one viewer's context, with only the cards the engine's `observe`
 gives that viewer's seat; `html` (an app table) and `slate_html` (a slate table) write it out.
-The table page and every websocket push render through here, so they cannot differ.
+The table page and every websocket push render through here, so they cannot differ. `context`
+and `html` may run compiled (toepen_site/compiled.py).
 """
-
-from toepen_site.compiled import prefer_sources_if_stale
-
-# `context` and `html` may run compiled (toepen_site/compiled.py): never an old build of them.
-prefer_sources_if_stale(__name__)

@@ -59,7 +59,8 @@ def gettext(message: str) -> str:
     return _translated(_rendering.language, "", message, "", 0)
 
 
-_ = gettext  # imported by name elsewhere: mypyc's modules do not export `_` (compiled.py)
+# This module's short name for it; others import `gettext` (mypyc's modules export no `_`).
+_ = gettext
 
 
 def ngettext(singular: str, plural: str, n: int) -> str:
