@@ -196,6 +196,14 @@ def test_a_bad_value_is_an_error_that_names_its_field(field, value):
     assert caught.value.field == field
 
 
+def test_a_profile_made_in_code_checks_its_fields_too():
+    # `rules.py` stays interpreted (toepen_site/compiled.py): compiled, the annotation's check
+    # would refuse the value as a TypeError before the field's own check could name it.
+    with pytest.raises(RulesError) as caught:
+        HouseRules(starting_lives="10")
+    assert (caught.value.field, caught.value.code) == ("starting_lives", "integer")
+
+
 def test_an_unknown_field_is_an_error_that_names_it():
     with pytest.raises(RulesError) as caught:
         HouseRules.from_json({"starting_lives": 10, "blind_knocks": True})
