@@ -320,14 +320,19 @@ class TableConsumer(DirectDispatch, AsyncWebsocketConsumer):
         await super().send(text_data=text_data, bytes_data=bytes_data, close=close)
 
     async def send_view(self, force: bool = False) -> None:
-        """The table as it is now, rendered for this phone alone (on connect, and on request)."""
+        """The table as it is now, rendered for this phone alone (on connect, and on request).
+        `force`: sent again even when the phone has this version (it asked for it, or sent an
+        action twice), but never when a newer one went out while this one was rendered: that
+        one may have been rendered before the request (a seat to show), so it is rendered again."""
         version, html = await database_sync_to_async(self._render_now)()
+        if force and version < self.last_version:
+            version, html = await database_sync_to_async(self._render_now)()
         if html is None:
             await self.shut_out()
             return
-        if version <= self.last_version and not force:
+        if version < self.last_version or (version == self.last_version and not force):
             return
-        self.last_version = max(self.last_version, version)
+        self.last_version = version
         await self.send(text_data=html)
 
     def _render_now(self) -> tuple[int, str | None]:

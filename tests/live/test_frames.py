@@ -234,6 +234,40 @@ async def test_an_answer_whose_view_was_overtaken_goes_on_its_own() -> None:
     assert phone.answers == {}
 
 
+async def test_a_view_asked_for_never_takes_a_phone_back_a_version() -> None:
+    """A view a phone asks for (a sync, a seat to show, an action sent twice after a reconnect)
+    is rendered in a worker thread; a newer change may reach the phone meanwhile. The rendered
+    view must then not go out after it: it is rendered again, and an older one is dropped."""
+    from games.live.consumers import TableConsumer
+
+    phone = TableConsumer()
+    sent: list[str] = []
+    renders = [(11, "view 11"), (12, "view 12")]
+
+    async def send(text_data: str) -> None:
+        sent.append(text_data)
+
+    def render_now() -> tuple[int, str]:
+        version, html = renders.pop(0)
+        phone.last_version = max(phone.last_version, 12)  # the hub sent 12 during the render
+        return version, html
+
+    phone.send = send  # type: ignore[method-assign]
+    phone._render_now = render_now  # type: ignore[method-assign]
+    phone.last_version = 10
+    await phone.send_view(force=True)
+    assert sent == ["view 12"] and phone.last_version == 12 and renders == []
+
+    renders[:] = [(11, "view 11"), (11, "view 11 again")]
+    await phone.send_view(force=True)
+    assert sent == ["view 12"] and phone.last_version == 12  # still older: dropped
+    renders[:] = [(12, "view 12 again")]
+    await phone.send_view(force=True)  # the same version, asked for: sent again
+    renders[:] = [(12, "view 12 once more")]
+    await phone.send_view()  # on connect: the phone has it
+    assert sent == ["view 12", "view 12 again"] and renders == []
+
+
 async def test_a_foreign_origin_is_refused(klaver: Cast) -> None:
     table = await started_table(klaver)
     communicator = WebsocketCommunicator(
