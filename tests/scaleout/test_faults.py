@@ -150,6 +150,15 @@ async def reached(phones: list[Phone], version: int, signal: Signal, timeout: fl
     return time.perf_counter() - start
 
 
+async def moved_on(faulty: Faulty, table_id: int, timeout: float) -> None:
+    """Wait until the table's version moves on (polled every 50 ms)."""
+    first = await asyncio.to_thread(faulty.version, table_id)
+    deadline = time.monotonic() + timeout
+    while await asyncio.to_thread(faulty.version, table_id) == first:
+        assert time.monotonic() < deadline, f"table {table_id} did not move in {timeout} s"
+        await asyncio.sleep(0.05)
+
+
 async def longest_stand_still(faulty: Faulty, table_id: int, seconds: float) -> tuple[float, int]:
     """The longest time the table's version stood still in `seconds` of watching (polled every
     50 ms), and how many versions it moved on."""
@@ -171,6 +180,9 @@ async def longest_stand_still(faulty: Faulty, table_id: int, seconds: float) -> 
 async def test_a_table_whose_row_is_held_stops_no_other_tables_clock(faulty: Faulty) -> None:
     faulty.ensure_running()
     held, free = await asyncio.to_thread(seed, faulty.env, tables=0, lives=30, bots=2)
+    # A process's clock finds a table another process seeded within its next look (a second):
+    # its pace is measured from its first move on.
+    await moved_on(faulty, free["id"], 10)
     pace, moves = await longest_stand_still(faulty, free["id"], 2)
     assert moves >= 3, "the bot table does not play"
     # The held table's deadline comes within a bot's pause and stays due: both processes'
