@@ -24,19 +24,22 @@ install: $(VENV)/.installed
 compile: $(VENV)/.installed
 	$(PY) -m toepen_site.compiled
 
+# The server runs on mimalloc where this Python has it (toepen_site/allocator.py).
 run: install
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py seed_demo
-	$(VENV)/bin/daphne -b $(HOST) -p $(PORT) toepen_site.asgi:application
+	env $$($(PY) -m toepen_site.allocator) $(VENV)/bin/daphne -b $(HOST) -p $(PORT) \
+		toepen_site.asgi:application
 
 # The browser tests drive Debian's chromium (Playwright never downloads a browser), the proxy
 # test runs Debian's nginx (tests/scaleout/test_proxy.py): installed here when missing and this
-# user may (root, as on CI), else those tests skip (fail in CI).
+# user may (root, as on CI), else those tests skip (fail in CI). The tests run on the allocator
+# the servers run on (toepen_site/allocator.py).
 test: install compile
 	@if { [ ! -x /usr/bin/chromium ] || [ ! -x /usr/sbin/nginx ]; } && [ "$$(id -u)" = 0 ] \
 		&& command -v apt-get >/dev/null; then \
 		apt-get update -qq && apt-get install -y -qq chromium nginx; fi
-	PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 $(PY) -m pytest
+	env $$($(PY) -m toepen_site.allocator) PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 $(PY) -m pytest
 
 # After adding or changing texts: refresh locale/*/django.po (needs gettext), then translate.
 messages: install

@@ -44,6 +44,15 @@ def compiled_modules() -> list[str]:
     return compiled.running_builds()
 
 
+def allocator() -> str:
+    """The allocator this process runs on (toepen_site/allocator.py): mimalloc spends about
+    a tenth less CPU an action in a loaded server (docs/history/live-speed.md, twentieth
+    session)."""
+    from toepen_site import allocator
+
+    return allocator.running()
+
+
 def machine() -> dict[str, Any]:
     memory = ""
     with contextlib.suppress(OSError):
@@ -56,5 +65,7 @@ def machine() -> dict[str, Any]:
         "python_build": python_build(),
         "python_executable": sys.executable,
         "compiled": compiled_modules(),
+        # This process's (bench/live.py's servers: its configs say theirs).
+        "allocator": allocator(),
         "platform": platform.platform(),
     }

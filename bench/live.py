@@ -59,6 +59,7 @@ from tests.scaleout.servers import (
     migrate,
     seed,
 )
+from toepen_site import allocator
 
 TARGET_MS = 200.0
 PACE_SECONDS = 1.0  # one action a second per table
@@ -74,6 +75,8 @@ BENCH_TIMERS = {
 }
 # Measured as it runs in production: DEBUG off (with it on, Django keeps every query's SQL).
 PRODUCTION = {"DJANGO_DEBUG": "false", "DJANGO_SECRET_KEY": secrets.token_urlsafe(50)}
+# The servers' allocator (toepen_site/allocator.py): production's unless --allocator says.
+ALLOCATOR: dict[str, str] = {}
 
 
 def log(message: str) -> None:
@@ -489,6 +492,7 @@ def embedded_setup(workdir: Path, conn_max_age: int) -> Setup:
         DATABASE_CONN_MAX_AGE=str(conn_max_age),
         **BENCH_TIMERS,
         **PRODUCTION,
+        **ALLOCATOR,
     )
     migrate(env)
     return Setup("embedded", env, processes=1)
@@ -505,6 +509,7 @@ def scaleout_setup(conn_max_age: int, processes: int) -> Setup:
         REDIS_URL=redis_db.url,
         **BENCH_TIMERS,
         **PRODUCTION,
+        **ALLOCATOR,
     )
     migrate(setup.env)
     return setup
@@ -628,6 +633,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
                 "channel_layer": "in-memory" if name == "embedded" else "redis",
                 "compression": phones.COMPRESSION,
                 "route": ROUTE if setup.processes > 1 else None,
+                "allocator": ALLOCATOR.get("PYTHONMALLOC", "pymalloc"),
                 "fanout": fanout,
                 "app": app,
                 "app_vs_fanout": round(ratio, 3) if ratio is not None else None,
@@ -675,6 +681,13 @@ def main() -> None:
     parser.add_argument(
         "--processes", type=int, default=2, help="scale-out: server processes (1 or more)"
     )
+    parser.add_argument(
+        "--allocator",
+        choices=["mimalloc", "pymalloc"],
+        default="mimalloc" if allocator.available() else "pymalloc",
+        help="the servers' memory allocator (PYTHONMALLOC; toepen_site/allocator.py):"
+        " mimalloc, as in production, where this Python has it",
+    )
     parser.add_argument("--max-minutes", type=float, default=40.0)
     parser.add_argument(
         "--only",
@@ -693,6 +706,7 @@ def main() -> None:
     phones.COMPRESSION = "deflate" if args.compression else None
     global ROUTE
     ROUTE = args.route
+    ALLOCATOR["PYTHONMALLOC"] = args.allocator
     report = asyncio.run(asyncio.wait_for(main_async(args), args.max_minutes * 60))
     print(json.dumps(report), flush=True)
 

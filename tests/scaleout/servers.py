@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from toepen_site import allocator
+
 REPO = Path(__file__).resolve().parents[2]
 PYTHON = sys.executable
 DAPHNE = str(Path(sys.executable).with_name("daphne"))
@@ -234,7 +236,8 @@ class RedisDatabase:
 @dataclass
 class Daphne:
     """One server process serving `app` on a loopback port (daphne unless `server` names
-    another ASGI server); `kill()` is a SIGKILL."""
+    another ASGI server), on the allocator production runs on (toepen_site/allocator.py) unless
+    `env` names one; `kill()` is a SIGKILL."""
 
     env: dict[str, str]
     log_path: Path
@@ -254,7 +257,7 @@ class Daphne:
             self.proc = subprocess.Popen(
                 server_command(self.server, self.app, self.port, self.compress),
                 cwd=REPO,
-                env=self.env,
+                env={**allocator.server_env(), **self.env},
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
