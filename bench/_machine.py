@@ -45,8 +45,8 @@ def compiled_modules() -> list[str]:
 
 
 def allocator() -> str:
-    """The allocator this process runs on (toepen_site/allocator.py): mimalloc spends about
-    a tenth less CPU an action in a loaded server (docs/history/live-speed.md, twentieth
+    """The allocator this process runs on (toepen_site/allocator.py): mimalloc spent a few per
+    cent to a tenth less CPU an action in a loaded server (docs/history/live-speed.md, twentieth
     session)."""
     from toepen_site import allocator
 
