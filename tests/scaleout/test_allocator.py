@@ -21,10 +21,30 @@ PYMALLOC_SAYS = "arenas allocated total"
 MIMALLOC_SAYS = "Medium block threshold"
 
 
-def _stats(env: dict[str, str]) -> str:
+def _python(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    """This Python run in the repository with `env` (and `args`), its output read."""
     return subprocess.run(
-        [sys.executable, "-c", STATS], cwd=REPO, env=env, capture_output=True, text=True, check=True
-    ).stderr
+        [sys.executable, *args], cwd=REPO, env=env, capture_output=True, text=True, check=True
+    )
+
+
+def _stats(env: dict[str, str]) -> str:
+    return _python(env, "-c", STATS).stderr
+
+
+def _plain(env: dict[str, str]) -> dict[str, str]:
+    """`env` without an allocator named: whatever the tests themselves run on."""
+    return {k: v for k, v in env.items() if k != "PYTHONMALLOC"}
+
+
+def _started_environ(env: dict[str, str], log: Path, server: str) -> list[bytes]:
+    """The environment a server process `Daphne` started with `env` runs in."""
+    process = Daphne(env, log, server=server).start()
+    try:
+        assert process.proc is not None
+        return Path(f"/proc/{process.proc.pid}/environ").read_bytes().split(b"\0")
+    finally:
+        process.stop()
 
 
 @pytest.fixture
@@ -37,7 +57,7 @@ def has_mimalloc() -> None:
 
 @pytest.mark.usefixtures("has_mimalloc")
 def test_a_server_environment_makes_python_allocate_with_mimalloc() -> None:
-    plain = {k: v for k, v in base_env().items() if k != "PYTHONMALLOC"}
+    plain = _plain(base_env())
     assert allocator.server_env() == {"PYTHONMALLOC": "mimalloc"}
     served = _stats({**plain, **allocator.server_env()})
     assert MIMALLOC_SAYS in served
@@ -47,14 +67,7 @@ def test_a_server_environment_makes_python_allocate_with_mimalloc() -> None:
 
 
 def test_the_allocator_module_prints_what_a_server_needs() -> None:
-    out = subprocess.run(
-        [sys.executable, "-m", "toepen_site.allocator"],
-        cwd=REPO,
-        env=base_env(),
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
+    out = _python(base_env(), "-m", "toepen_site.allocator").stdout
     # What `make run` and `make test` put before their commands (`env $(...)`).
     expected = "".join(f"{name}={value}\n" for name, value in allocator.server_env().items())
     assert out == expected
@@ -64,36 +77,18 @@ def test_the_allocator_module_prints_what_a_server_needs() -> None:
 def test_a_started_server_runs_with_mimalloc_asked_for(embedded: Embedded, tmp_path: Path) -> None:
     # Asked for by the server's start, whatever the tests themselves run on (`make test` runs
     # them on mimalloc too, and the environment is passed on).
-    env = {k: v for k, v in embedded.env.items() if k != "PYTHONMALLOC"}
-    server = Daphne(env, tmp_path / "plain.log", server=embedded.server.server).start()
-    try:
-        assert server.proc is not None
-        environ = Path(f"/proc/{server.proc.pid}/environ").read_bytes().split(b"\0")
-        assert b"PYTHONMALLOC=mimalloc" in environ
-    finally:
-        server.stop()
+    env, server = _plain(embedded.env), embedded.server.server
+    assert b"PYTHONMALLOC=mimalloc" in _started_environ(env, tmp_path / "plain.log", server)
     # A start that names another allocator keeps it (bench/live.py --allocator pymalloc).
-    server = Daphne({**env, "PYTHONMALLOC": "pymalloc"}, tmp_path / "py.log").start()
-    try:
-        assert server.proc is not None
-        environ = Path(f"/proc/{server.proc.pid}/environ").read_bytes().split(b"\0")
-        assert b"PYTHONMALLOC=pymalloc" in environ
-    finally:
-        server.stop()
+    named = {**env, "PYTHONMALLOC": "pymalloc"}
+    assert b"PYTHONMALLOC=pymalloc" in _started_environ(named, tmp_path / "named.log", server)
 
 
 def test_the_allocator_a_process_runs_on_is_read_from_its_environment() -> None:
     def running(env: dict[str, str]) -> str:
         code = "from toepen_site import allocator; print(allocator.running())"
-        return subprocess.run(
-            [sys.executable, "-c", code],
-            cwd=REPO,
-            env=env,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
+        return _python(env, "-c", code).stdout.strip()
 
-    plain = {k: v for k, v in base_env().items() if k != "PYTHONMALLOC"}
+    plain = _plain(base_env())
     assert running(plain) == "pymalloc"
     assert running({**plain, "PYTHONMALLOC": "malloc"}) == "malloc"
