@@ -370,16 +370,10 @@ class TableConsumer(DirectDispatch, AsyncWebsocketConsumer):
             can_close=self.can_close,
             ack=ack or "",
         )
-        # The language active around a render pass is asked once for all its phones.
-        active = shared.get("active_language") if shared is not None else None
-        if active is None:
-            active = translation.get_language()
-            if shared is not None:
-                shared["active_language"] = active
-        if active == self.language:  # most phones: no switch to make
-            return render_view(state, viewer, shared=shared, language=active)
-        with translation.override(self.language):
-            return render_view(state, viewer, shared=shared, language=self.language)
+        # In the phone's own language, whatever language is active around the pass: the view
+        # translates by the language it is given (games.view.html's `speak`), never by Django's
+        # active one, which asking for (an asgiref `Local`) cost as much as a view's buttons.
+        return render_view(state, viewer, shared=shared, language=self.language)
 
     async def send_error(
         self, message: str | Promise, code: str = "bad_frame", action_id: Any = None

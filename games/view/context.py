@@ -91,9 +91,9 @@ def due_table_seats(state: TableState) -> list[int]:
 
 class Shared(dict[str, Any]):
     """What the views of one version share, built by the first of them and reused by the rest
-    (one render pass over a process's phones): the moment they are rendered at, the language
-    active around the pass, the public part of the context, and pieces of markup by language.
-    Never the cards of a hand."""
+    (one render pass over a process's phones): the moment they are rendered at, the script
+    prefix and URL conf of the forms' addresses, the public part of the context, and pieces of
+    markup by language. Never the cards of a hand."""
 
 
 def build_context(

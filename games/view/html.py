@@ -446,9 +446,17 @@ def _csrf(csrf_token: str) -> str:
     return f'<input type="hidden" name="csrfmiddlewaretoken" value="{_e(csrf_token)}">'
 
 
-def _url(name: str, *args: Any) -> str:
-    """The address of one of the table's forms, escaped for an attribute."""
-    return _reversed(name, args, get_script_prefix(), get_urlconf())
+def _url(c: dict[str, Any], name: str, *args: Any) -> str:
+    """The address of one of the table's forms, escaped for an attribute. The script prefix
+    and URL conf it depends on are asked once for the views rendered together (`c["shared"]`):
+    each is an asgiref `Local`, slower to read than the rest of the address."""
+    shared = c.get("shared")
+    where: tuple[str, Any] | None = shared.get("urls") if shared is not None else None
+    if where is None:
+        where = (get_script_prefix(), get_urlconf())
+        if shared is not None:
+            shared["urls"] = where
+    return _reversed(name, args, where[0], where[1])
 
 
 @functools.lru_cache(maxsize=16384)
@@ -474,7 +482,7 @@ def _actions(c: dict[str, Any], csrf_token: str) -> str:
     parts.extend(_button(action) for action in c["away_buttons"])
     parts.append(why)
     if c["can_start"]:
-        url = _url("games:start", c["table"].code)
+        url = _url(c, "games:start", c["table"].code)
         token = _csrf(csrf_token)
         text = _("Another rubber") if c["status"] == "rubber_over" else _("Start the rubber")
         parts.append(
@@ -482,7 +490,7 @@ def _actions(c: dict[str, Any], csrf_token: str) -> str:
             f'<button class="action action-start">{_e(text)}</button></form>'
         )
     if c["can_leave"]:
-        url = _url("games:leave", c["table"].code, c["active"])
+        url = _url(c, "games:leave", c["table"].code, c["active"])
         parts.append(
             f'<form method="post" action="{url}" hx-post="{url}" hx-swap="none">'
             f"{_csrf(csrf_token)}"
@@ -490,7 +498,7 @@ def _actions(c: dict[str, Any], csrf_token: str) -> str:
             "</form>"
         )
     if c["can_close"]:
-        url = _url("games:close", c["table"].code)
+        url = _url(c, "games:close", c["table"].code)
         parts.append(
             f'<form method="post" action="{url}" hx-post="{url}" hx-swap="none">'
             f"{_csrf(csrf_token)}"
