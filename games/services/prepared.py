@@ -142,7 +142,7 @@ _INTEGERS = (
 # its own preparation (`get_prep_value`'s chain of calls, five or six a value) hands such a
 # value back unchanged, so only the backend's adaptation is left. None stays None in all of
 # them. Every other value, and every other field (a subclass may prepare differently), goes
-# through the field itself. tests/test_prepared.py holds each to the field's own result.
+# through the field itself. tests/services/test_prepared.py holds each to the field's result.
 FAST: dict[type[Field[Any, Any]], tuple[frozenset[type], Prepare]] = {
     **dict.fromkeys(_INTEGERS, (frozenset({int}), _integer)),
     models.CharField: (frozenset({str}), _as_is),
