@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import NamedTuple
 
 from .actions import Action
 from .errors import IllegalAction
@@ -178,10 +179,12 @@ class Seat:
     back: bool = False
 
 
-@dataclass(frozen=True)
-class Moment:
+class Moment(NamedTuple):
     """A live table at one version: its hand (None before the first deal), and the table's own
-    fields in table seats (`hand_seats[i]` is the table seat of hand seat i)."""
+    fields in table seats (`hand_seats[i]` is the table seat of hand seat i). A named tuple, as
+    `Step`: made at every change and for every render pass, a frozen dataclass of these twelve
+    fields cost three times what the tuple costs to make (its `__init__` sets each field through
+    `object.__setattr__`)."""
 
     hand: Hand | None
     hand_seats: Sequence[int]
@@ -235,9 +238,9 @@ STEP_KINDS = (
 BOT_STEPS = frozenset({"bot", "bot_laundry", "bot_offer"})
 
 
-@dataclass(frozen=True)
-class Step:
-    """Something the table does by itself at `when`; `seat` is a table seat."""
+class Step(NamedTuple):
+    """Something the table does by itself at `when`; `seat` is a table seat. (A named tuple: a
+    plan makes several at every change and every render pass.)"""
 
     when: datetime
     kind: str

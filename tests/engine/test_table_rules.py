@@ -7,7 +7,6 @@ plans by itself is one the engine and the table take.
 
 from __future__ import annotations
 
-import dataclasses
 import random
 from datetime import UTC, datetime, timedelta
 
@@ -283,7 +282,7 @@ def test_a_table_nobody_is_at_pauses_before_it_would_play_for_them(
     assert planned[-1] == Step(gone, "pause")
     # Nothing is done from the moment the last phone's grace ran out: the table waits.
     assert all(step.when < gone for step in planned[:-1])
-    paused = dataclasses.replace(moment, paused=True)
+    paused = moment._replace(paused=True)
     later = moment.changed_at + timedelta(seconds=Pace().abandon)
     assert table_rules.plan(paused, Pace(), NOW) == [Step(later, "abandon")]
 
