@@ -192,7 +192,8 @@ def _place(p: dict[str, Any], turn_text: str, language: str) -> tuple[str, str]:
     place = _places.get(key)
     if place is None:
         if len(_places) >= PLACES_KEPT:
-            del _places[next(iter(_places))]
+            # Worker threads render too: one may have dropped the oldest first.
+            _places.pop(next(iter(_places)), None)
         place = _places[key] = _player(p, turn_text)
     return place
 

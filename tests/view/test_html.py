@@ -145,6 +145,23 @@ def test_a_players_place_kept_from_another_render_is_the_place_rendered_afresh()
     assert len(view_html._places) > 100
 
 
+def test_the_kept_places_stay_within_their_bound_dropping_the_oldest(monkeypatch):
+    from games.view import html as view_html
+    from games.view.context import build_context
+
+    monkeypatch.setattr(view_html, "PLACES_KEPT", 50)
+    monkeypatch.setattr(view_html, "_places", {})
+    player = build_context(_state(["Anne", "Bart", "Cor", "Dieuwke"]), Viewer())["players"][0]
+    with translation.override("en"):
+        for number in range(120):
+            place = view_html._place({**player, "name": f"Anne {number}"}, "to play", "en")
+            assert f"Anne {number}" in place[1]
+    assert len(view_html._places) == 50
+    at = list(player).index("name")
+    kept_names = {key[2][at] for key in view_html._places}
+    assert kept_names == {f"Anne {number}" for number in range(70, 120)}
+
+
 def _frames_offered(view: str) -> set[str]:
     """Every action a view lets its phone send (buttons, cards, the swipe's fold), as JSON."""
     values = re.findall(r"hx-vals='([^']*)'", view) + re.findall(r"data-fold='([^']*)'", view)
