@@ -36,6 +36,7 @@ from games.engine.actions import (
     SLATE_CHALLENGE,
     STAY,
 )
+from games.engine.observe import Observation, public_fields
 from games.engine.rules import FIELDS
 from tests.visibility import visible_to
 
@@ -221,6 +222,33 @@ def test_no_observation_ever_holds_a_card_its_seat_may_not_see(case: tuple[Hand,
                 assert f'"{TOKENS[card]}"' not in text, f"seat {seat} was shown {TOKENS[card]}"
             if seat is None:
                 assert view.hand is None and view.laid_aside == () and view.legal == ()
+
+    check(hand, hand)
+    random_playout(hand, random.Random(seed), check)
+
+
+@PROPERTY_SETTINGS
+@given(dealt_hands())
+def test_every_field_of_an_observation_holds_the_value_of_its_name(case: tuple[Hand, int]) -> None:
+    """`observe` makes its named tuple from values in the fields' order: each must land in the
+    field of its own name, as the tuple made by keyword has it."""
+    hand, seed = case
+
+    def check(_before: Hand, after: Hand) -> None:
+        public = public_fields(after)
+        for seat in [*range(after.n), None]:
+            if seat is None:
+                own = {"hand": None, "laid_aside": (), "may_announce": (), "legal": ()}
+            else:
+                own = {
+                    "hand": tuple(after.hands[seat]),
+                    "laid_aside": tuple(after.laid[seat]),
+                    "may_announce": after.may_announce[seat],
+                    "legal": tuple(after.legal_actions(seat)),
+                }
+            by_name = Observation(seat=seat, **own, **public)
+            assert observe(after, seat)._asdict() == by_name._asdict()
+            assert observe(after, seat, public) == by_name
 
     check(hand, hand)
     random_playout(hand, random.Random(seed), check)
