@@ -337,7 +337,7 @@ def _player(
         "knocks": 0,
         "announcement": None,
         "poor": False,
-        "open_hand": (),
+        "open_hand": [],
     }
     player["strokes"] = _strokes(player["lives"])
     hand_seat = state.hand_seat(seat.index)
@@ -351,7 +351,7 @@ def _player(
         knocks=observation.knocks[hand_seat],
         announcement=observation.announcements.get(hand_seat),
         poor=hand_seat in observation.poor,
-        open_hand=tuple(card_view(card) for card in observation.open_hands.get(hand_seat, ())),
+        open_hand=[card_view(card) for card in observation.open_hands.get(hand_seat, ())],
     )
     player["strokes"] = _strokes(player["lives"])
     return player

@@ -135,8 +135,7 @@ def live_html(c: dict[str, Any], csrf_token: str = "") -> str:
         + (f' data-ack="{_e(c["ack"])}">' if c["ack"] else ">")
     )
     # The felt and the players are the same on every phone (but for which players are the
-    # phone's own): phones rendered together (`c["shared"]`) write them once per language, and
-    # a player's place is kept for as long as she stays as she was (`_place`).
+    # phone's own): phones rendered together (`c["shared"]`) write them once per language.
     shared = c.get("shared")
     language = _rendering.language
     felt: str | None
@@ -167,7 +166,7 @@ def _players(c: dict[str, Any], shared: dict[Any, Any] | None, language: str) ->
         key = ("player", language, p["index"])
         place: tuple[str, str] | None = shared.get(key) if shared is not None else None
         if place is None:
-            place = _place(p, turn_text, language)
+            place = _player(p, turn_text)
             if shared is not None:
                 shared[key] = place
         classes, rest = place
@@ -175,27 +174,6 @@ def _players(c: dict[str, Any], shared: dict[Any, Any] | None, language: str) ->
         items.append(f'<li class="{classes}{mine}"{rest}')
     items.append("</ol>")
     return "".join(items)
-
-
-# Players' places as rendered lately, by what they were rendered from (`_place`).
-_places: dict[tuple[str, str, tuple[Any, ...]], tuple[str, str]] = {}
-PLACES_KEPT = 16384  # some seconds of a loaded server's new places; about 14 MB when full
-
-
-def _place(p: dict[str, Any], turn_text: str, language: str) -> tuple[str, str]:
-    """`_player`'s markup for `p`, rendered once for every phone and every change that shows
-    the player as she was: a change alters one or two of a table's places, and the phones of a
-    pass share all of them. Kept by everything it is made of (the player's whole context, the
-    turn's words, the language), so a place can never be shown for a player it was not rendered
-    for; the oldest go first."""
-    key = (language, turn_text, tuple(p.values()))
-    place = _places.get(key)
-    if place is None:
-        if len(_places) >= PLACES_KEPT:
-            # Worker threads render too: one may have dropped the oldest first.
-            _places.pop(next(iter(_places)), None)
-        place = _places[key] = _player(p, turn_text)
-    return place
 
 
 def _player(p: dict[str, Any], turn_text: str) -> tuple[str, str]:

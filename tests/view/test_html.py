@@ -115,53 +115,6 @@ def test_views_rendered_together_are_the_views_rendered_alone():
         assert any(key[0] == "felt" for key in shared if isinstance(key, tuple))
 
 
-def test_a_players_place_kept_from_another_render_is_the_place_rendered_afresh():
-    """A player's place is rendered once for every view that shows her as she was (html's
-    `_place`, kept across changes and tables): whatever was kept before, each view is the one
-    a fresh render gives, as players knock, fold, go away, come back and change names."""
-    from games.view import html as view_html
-
-    rng = random.Random(11)
-    viewers = [Viewer(seats=(seat,), active=seat) for seat in range(4)] + [Viewer()]
-    views = set()
-    for steps in range(40):
-        state = _state(["Anne", "Bart", "Cor", "Dieuwke"], actions=steps % 20, rng=rng)
-        for seat in state.seats:
-            seat.away = rng.choice(["", "", "break", "round"])
-            seat.back_at_deal = rng.random() < 0.3
-            seat.bot_level = rng.choice(["", "", "easy", "strong"])
-            seat.name = rng.choice([seat.name, seat.name + "!", NASTY])
-        for viewer in viewers:
-            for language in ("en", "nl", "de"):
-                with translation.override(language):
-                    warm = render_view(state, viewer)  # among every earlier step's places
-                    kept = dict(view_html._places)
-                    view_html._places.clear()
-                    fresh = render_view(state, viewer)
-                    view_html._places.update(kept)
-                assert warm == fresh, (steps, viewer, language)
-                views.add(warm)
-    assert len(views) > 100
-    assert len(view_html._places) > 100
-
-
-def test_the_kept_places_stay_within_their_bound_dropping_the_oldest(monkeypatch):
-    from games.view import html as view_html
-    from games.view.context import build_context
-
-    monkeypatch.setattr(view_html, "PLACES_KEPT", 50)
-    monkeypatch.setattr(view_html, "_places", {})
-    player = build_context(_state(["Anne", "Bart", "Cor", "Dieuwke"]), Viewer())["players"][0]
-    with translation.override("en"):
-        for number in range(120):
-            place = view_html._place({**player, "name": f"Anne {number}"}, "to play", "en")
-            assert f"Anne {number}" in place[1]
-    assert len(view_html._places) == 50
-    at = list(player).index("name")
-    kept_names = {key[2][at] for key in view_html._places}
-    assert kept_names == {f"Anne {number}" for number in range(70, 120)}
-
-
 def _frames_offered(view: str) -> set[str]:
     """Every action a view lets its phone send (buttons, cards, the swipe's fold), as JSON."""
     values = re.findall(r"hx-vals='([^']*)'", view) + re.findall(r"data-fold='([^']*)'", view)
