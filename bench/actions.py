@@ -4,6 +4,7 @@ it (lock, checks, engine, writes, commit) and the four views rendered after it.
     .venv/bin/python bench/actions.py                    # PostgreSQL on 127.0.0.1:5432
     .venv/bin/python bench/actions.py --database sqlite
     .venv/bin/python bench/actions.py --database sqlite --jinja [--processes 2]
+    .venv/bin/python bench/actions.py --database sqlite --loop   # as a server's event loop does
 
 bench/live.py measures whole tables over websockets, with everything sharing the machine, and
 its per-action CPU moves with whatever else runs there. This one runs in one thread of one
@@ -12,6 +13,12 @@ of four people play real hands (the due seat picks from what the engine offers, 
 bench/live.py's clients), and each action is timed as `tables.act` and as the renders of
 the four phones' views from the snapshot the action left. A finished hand's next deal is the
 clock's work (`fire_deadline`) and is not counted. Ends with one JSON line.
+
+`tables.act` decides an action on the table read from the database and writes it in the
+calling thread: the way a worker thread takes one. A server takes nearly all of them on its
+event loop instead (`tables.act_here`: decided on the process's snapshot, written by the loop's
+own writer, games/services/store.py); `--loop` times that, each action run to its end on one
+event loop (`act_cpu_ms` then holds the loop's few turns for it, as the server's do).
 
 `--jinja` renders each action's four views a second time through the Jinja2 template
 (bench/jinja_view.py) instead of html.py, the two in turns (one first, then the other first),
@@ -24,6 +31,7 @@ four phones as two server processes would, two and two, each pass sharing its ow
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
 import json
 import os
@@ -65,6 +73,7 @@ def play(
     label: str,
     views: dict[str, Callable[..., str]],
     processes: int,
+    loop: asyncio.AbstractEventLoop | None = None,
 ) -> dict[str, Any]:
     from django.utils import timezone
 
@@ -130,7 +139,13 @@ def play(
         payload = {k: v for k, v in choose(rng, offers).items() if k != "seat"}
         cpu, wall = time.thread_time(), time.perf_counter()
         # A new id each time: a repeated one would only be looked up (the duplicate path).
-        tables.act(table_id, holders[table_id, seat], seat, payload, f"{label}-{number}")
+        if loop is None:
+            tables.act(table_id, holders[table_id, seat], seat, payload, f"{label}-{number}")
+        else:
+            taken = tables.act_here(
+                table_id, holders[table_id, seat], seat, payload, f"{label}-{number}"
+            )
+            loop.run_until_complete(taken)
         act_cpu.append(time.thread_time() - cpu)
         act_wall.append(time.perf_counter() - wall)
         # Each way first in turn, so neither always finds the other's work in the caches.
@@ -165,6 +180,17 @@ def play(
     return report
 
 
+async def _writer_done() -> dict[str, int]:
+    """The changes the loop's writer wrote, and those it passed to a worker thread; its
+    connection closed."""
+    from games.services import store
+
+    writer = store.loop_writer()
+    written = {"written": writer.written, "passed": getattr(writer, "passed", 0)}
+    await writer.close()
+    return written
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--database", choices=["postgresql", "sqlite"], default="postgresql")
@@ -175,6 +201,9 @@ def main() -> None:
         "--jinja", action="store_true", help="render each action's views through the template too"
     )
     parser.add_argument("--processes", type=int, choices=[1, 2], default=1)
+    parser.add_argument(
+        "--loop", action="store_true", help="take the actions on an event loop, as a server does"
+    )
     args = parser.parse_args()
     if args.jinja and "games.view.context" in compiled_modules():
         parser.error(
@@ -183,6 +212,7 @@ def main() -> None:
         )
 
     database = None
+    written: dict[str, int] = {}
     with tempfile.TemporaryDirectory(prefix="toepen-actions-") as tmp:
         if args.database == "postgresql":
             database = PostgresDatabase().create()
@@ -211,13 +241,18 @@ def main() -> None:
 
                 views["jinja"] = live_view
             rng = random.Random(7)
+            loop = asyncio.new_event_loop() if args.loop else None
             # Warm up: compiled queries and templates, caches, the connection.
-            play(tables, 200, rng, "warm", views, args.processes)
+            play(tables, 200, rng, "warm", views, args.processes, loop)
             rounds = [
-                play(tables, args.actions, rng, f"r{i}", views, args.processes)
+                play(tables, args.actions, rng, f"r{i}", views, args.processes, loop)
                 for i in range(args.rounds)
             ]
+            if loop is not None:
+                written = loop.run_until_complete(_writer_done())
         finally:
+            if loop is not None:
+                loop.close()
             from django.db import connections
 
             connections.close_all()
@@ -232,6 +267,8 @@ def main() -> None:
         "loadavg": os.getloadavg()[0],
         "database": args.database,
         "processes": args.processes,
+        "on": "loop" if args.loop else "thread",
+        **({"loop_writer": written} if args.loop else {}),
         "rounds": rounds,
         **{name: min(r[name] for r in rounds) for name in names},
     }

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import functools
 import threading
-from html import escape
 from typing import Any
 
 from django.urls import get_script_prefix, get_urlconf, reverse
@@ -72,8 +71,22 @@ def pgettext(context: str, message: str) -> str:
 
 
 def _e(value: object) -> str:
-    """`value` escaped, and ASCII: any other character as its reference (see SUIT_REFS)."""
-    text = escape(str(value), quote=True)
+    """`value` escaped as `html.escape(str(value))` does, and ASCII: any other character as its
+    reference (see SUIT_REFS). Written out here rather than calling `html.escape`: compiled,
+    each test is a scan in C where that call went through the interpreter, and most of what a
+    view escapes (names, numbers, translated words) holds none of the five characters (60
+    calls an action, a tenth of the views' instructions)."""
+    text = value if type(value) is str else str(value)
+    if "&" in text:
+        text = text.replace("&", "&amp;")  # first: the references below hold one
+    if "<" in text:
+        text = text.replace("<", "&lt;")
+    if ">" in text:
+        text = text.replace(">", "&gt;")
+    if '"' in text:
+        text = text.replace('"', "&quot;")
+    if "'" in text:
+        text = text.replace("'", "&#x27;")
     return text if text.isascii() else text.encode("ascii", "xmlcharrefreplace").decode("ascii")
 
 

@@ -19,6 +19,7 @@ from games.engine import table as table_rules
 from games.engine.rubber import Rubber as EngineRubber
 from games.models import PlayedHand, Rubber, Seat, Table
 from games.services.state import TableState
+from games.view import html as view_html
 from games.view.context import Shared, Viewer, render_view
 from tests.engine.test_properties import dealt_hands
 from tests.engine.test_table_rules import walked
@@ -197,6 +198,30 @@ def test_a_view_is_ascii_and_reads_as_the_signs_and_names_it_shows():
         assert "Zoë" in shown and "Bärbel" in shown
         assert re.search(r"[♣♦♥♠]</span>", shown), "the cards' signs"
         assert "·" in shown  # the computer player's badge, "computer · sterk" and the like
+
+
+class _Shown(str):
+    """A string that shows as something else (as an enum's member may)."""
+
+    def __str__(self) -> str:
+        return "<shown>"
+
+
+@given(
+    st.one_of(
+        st.text(alphabet=st.sampled_from("&<>\"'a Zë♣\u2011\U0001f0a1;#x"), max_size=12),
+        st.text(max_size=12),
+        st.integers(),
+        st.none(),
+        st.text(max_size=6).map(_Shown),
+    )
+)
+def test_the_views_escape_writes_what_html_escape_writes_in_ascii(value) -> None:
+    """`_e` (written out for speed) escapes as the standard library does, whatever it is given,
+    and references every other character."""
+    expected = html.escape(str(value), quote=True)
+    expected = expected.encode("ascii", "xmlcharrefreplace").decode("ascii")
+    assert view_html._e(value) == expected
 
 
 def test_why_a_phone_may_not_knock_and_its_away_buttons_speak_its_language():
