@@ -14,8 +14,13 @@ from typing import Any
 import orjson
 
 
+def column_text(value: Any) -> str:
+    """`value` as a column's JSON text."""
+    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+
+
 class ColumnEncoder(json.JSONEncoder):
     """A `JSONField`'s encoder (Django calls `json.dumps(value, cls=ColumnEncoder)`)."""
 
     def encode(self, o: Any) -> str:
-        return orjson.dumps(o, option=orjson.OPT_NON_STR_KEYS).decode()
+        return column_text(o)
