@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -42,6 +43,7 @@ __all__ = [
     "test_a_used_action_id_writes_nothing_and_is_told_as_a_repeat",
     "test_changes_of_several_tables_at_once_are_each_told_their_own_outcome",
     "test_deals_of_several_tables_at_once_each_get_their_own_hands_key",
+    "test_the_clocks_plain_statement_reads_the_deadlines_the_orm_reads",
     "test_the_heartbeat_rounds_plain_statements_read_what_the_orm_reads",
     "test_the_last_card_of_a_hand_writes_the_end_in_the_same_transaction",
     "test_two_processes_writing_at_once_write_one_change",
@@ -531,3 +533,25 @@ def test_the_heartbeat_rounds_plain_statements_read_what_the_orm_reads(
     assert store.versions(ids) == dict(
         Table.objects.filter(pk__in=ids).values_list("pk", "version")
     )
+
+
+def test_the_clocks_plain_statement_reads_the_deadlines_the_orm_reads(klaver: Cast) -> None:
+    """Not a loop write: the clock's look (store.py's `deadlines`), on both databases."""
+    made = [four_people_table(klaver) for _ in range(4)]
+    now = timezone.now()
+    Table.objects.update(deadline_at=None)
+    for table, seconds in zip(made[:3], [7.25, -3.5, 1.0], strict=True):
+        Table.objects.filter(pk=table.pk).update(deadline_at=now + timedelta(seconds=seconds))
+    orm = list(
+        Table.objects.filter(deadline_at__isnull=False)
+        .order_by("deadline_at")
+        .values_list("pk", "deadline_at")
+    )
+    assert [pk for pk, _ in orm] == [made[1].pk, made[2].pk, made[0].pk]
+    due, upcoming = store.deadlines(set(), now)
+    assert due == [made[1].pk]
+    assert upcoming == orm[1][1] == now + timedelta(seconds=1)
+    assert upcoming is not None and upcoming.tzinfo is not None
+    # Past every deadline: all three are due, in the order they fell due.
+    due, _ = store.deadlines(set(), now + timedelta(seconds=10))
+    assert due == [pk for pk, _ in orm]
