@@ -161,7 +161,7 @@ def build_context(
         allowed = table_rules.in_window(observation.legal, in_laundry)
         playable = {a.card for a in allowed if a.act == "play"}
         my_cards = [card_view(card, card in playable) for card in observation.hand]
-        actions = _actions(state, allowed, active, in_laundry)
+        actions = _actions(state, allowed, active, in_laundry, public["hand_name"])
         knock = _knock_button(state, observation, active_hand_seat, actions, in_laundry)
         fold = next((a for a in actions if a["act"] == "fold"), None)
         fold_vals = fold["vals_json"] if fold is not None else ""
@@ -404,13 +404,13 @@ def _answer_seconds(state: TableState, now: datetime) -> int | None:
 
 
 def _actions(
-    state: TableState, allowed: list[Action], seat: int | None, in_laundry: bool
+    state: TableState, allowed: list[Action], seat: int | None, in_laundry: bool, hand: str
 ) -> list[dict[str, Any]]:
     """The buttons for the shown seat: every action the table takes from her now
-    (`allowed`) but the cards (those are the cards)."""
+    (`allowed`) but the cards (those are the cards), each naming the hand it was shown for
+    (`hand`: `state.hand_name()`)."""
     if seat is None:
         return []
-    hand = state.hand_name()  # every button names the hand it was shown for
     buttons = []
     for action in allowed:
         if action.act == "play":

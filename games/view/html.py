@@ -200,7 +200,7 @@ def _player(p: dict[str, Any], turn_text: str) -> tuple[str, str]:
     lives = p["lives"]
     count = lives or 0
     lives_label = ngettext("%(lives)s life", "%(lives)s lives", count) % {"lives": count}
-    strokes = "".join('<i class="fifth"></i>' if fifth else "<i></i>" for fifth in p["strokes"])
+    strokes = _strokes_html(p["strokes"])
     name = _e(_("free seat")) if p["free"] else _e(p["name"])
     knocks = p["knocks"]
     knocked = ngettext("knocked once", "knocked %(knocks)s×", knocks) if knocks else ""  # noqa: RUF001
@@ -232,6 +232,12 @@ def _player(p: dict[str, Any], turn_text: str) -> tuple[str, str]:
         f"<b>{NO_LIVES if lives is None else lives}</b></span>"
         f'<span class="badges">{"".join(badges)}</span>{open_hand}</li>'
     )
+
+
+@functools.cache
+def _strokes_html(strokes: tuple[bool, ...]) -> str:
+    """Lives as chalk strokes (`games.view.context._strokes`: twenty at most, so a few kept)."""
+    return "".join('<i class="fifth"></i>' if fifth else "<i></i>" for fifth in strokes)
 
 
 def _bot_words(level: str) -> str:
@@ -409,16 +415,17 @@ def _hand(c: dict[str, Any]) -> str:
         fold = f" data-fold='{_e(fold_vals)}'" if fold_vals else ""
         cards = []
         hand_name = c["hand_name"]  # "rubber/hand": digits
+        language = _rendering.language  # once, not for each card
         for card in c["my_cards"]:
+            shown = _card_html(card.token, language)
             if card.legal:
                 cards.append(
                     '<button class="card-button is-playable" ws-send'
                     f' hx-vals=\'{{"act": "play", "seat": {active}, "card": "{card.token}",'
-                    f' "hand": "{hand_name}"}}\'>'
-                    f"{card_html(card)}</button>"
+                    f' "hand": "{hand_name}"}}\'>{shown}</button>'
                 )
             else:
-                cards.append(f'<span class="card-button is-unplayable">{card_html(card)}</span>')
+                cards.append(f'<span class="card-button is-unplayable">{shown}</span>')
         hand = (
             f'<div id="table-hand" class="{classes}" data-seat="{active}"{fold} role="group"'
             f' aria-label="{label}">'
