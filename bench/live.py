@@ -655,6 +655,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         "min_pace": MIN_PACE,
         "pace_actions_per_table_s": 1 / PACE_SECONDS,
         "seconds_per_step": args.seconds,
+        "client_loop": args.client_loop,
         "conn_max_age": args.conn_max_age,
         # The fan-out without Channels' trip to the database thread per message, or without
         # Channels at all (side figures; bench/fanout_asgi.py).
@@ -743,6 +744,13 @@ def main() -> None:
         help="the servers' memory allocator (PYTHONMALLOC; toepen_site/allocator.py):"
         " mimalloc, as in production, where this Python has it",
     )
+    parser.add_argument(
+        "--client-loop",
+        choices=["uvloop", "asyncio"],
+        default="uvloop",
+        help="the load generator's event loop: uvloop (the default) leaves the servers more of"
+        " a 2-core machine",
+    )
     parser.add_argument("--max-minutes", type=float, default=40.0)
     parser.add_argument(
         "--only",
@@ -762,7 +770,14 @@ def main() -> None:
     global ROUTE
     ROUTE = args.route
     ALLOCATOR["PYTHONMALLOC"] = args.allocator
-    report = asyncio.run(asyncio.wait_for(main_async(args), args.max_minutes * 60))
+    loop_factory = None
+    if args.client_loop == "uvloop":
+        import uvloop
+
+        loop_factory = uvloop.new_event_loop
+    report = asyncio.run(
+        asyncio.wait_for(main_async(args), args.max_minutes * 60), loop_factory=loop_factory
+    )
     print(json.dumps(report), flush=True)
 
 
