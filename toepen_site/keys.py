@@ -29,3 +29,22 @@ class Key(models.BigAutoField):
     def deconstruct(self) -> Any:
         name, _path, args, kwargs = super().deconstruct()
         return name, "django.db.models.BigAutoField", args, kwargs
+
+
+class RowKey(Key):
+    """`Key` for a table that takes a row at every action (the action receipts): on SQLite
+    without `AUTOINCREMENT`, which keeps the largest key ever given in `sqlite_sequence` and so
+    writes that table's page to the log with every insert, a page more in every change's
+    commit (7-10 µs of an action's CPU, with the checkpoint's copy of it: docs/history/
+    live-speed.md, twenty-fifth session). Without it SQLite gives the largest key in the
+    table plus one; a key freed by deleting the newest row may come back, which nothing
+    here minds (no other row refers to these). Elsewhere it is `Key` itself."""
+
+    def db_type_suffix(self, connection: Any) -> Any:
+        if connection.vendor == "sqlite":
+            return None
+        return super().db_type_suffix(connection)
+
+    def deconstruct(self) -> Any:
+        name, _path, args, kwargs = super().deconstruct()
+        return name, "toepen_site.keys.RowKey", args, kwargs
