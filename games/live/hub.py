@@ -371,6 +371,16 @@ async def send_all(frames: list[tuple[Phone, int, str | None]]) -> None:
             log.exception("a table view could not be sent")
 
 
+def sending(loop: asyncio.AbstractEventLoop, frames: list[tuple[Phone, int, str | None]]) -> None:
+    """`send_all(frames)` begun at once, on the loop (it is running it): a frame nearly always
+    goes to its socket's buffer without waiting, and then the views are out before the change's
+    caller goes on, with no task scheduled for them on a later turn of the loop. A send that
+    waits (a phone's buffer full) goes on as the task's, as it would have."""
+    task = asyncio.Task(send_all(frames), loop=loop, eager_start=True)
+    if not task.done():
+        task.add_done_callback(_logged)
+
+
 async def _closed(listening: Any) -> None:
     if listening is not None:
         try:
@@ -414,8 +424,7 @@ def _render_committed(
     elif running is hub.loop:
         phones = hub.phones_at(table_id)
         if phones:
-            frames = render_all(phones, table_id, version, state)
-            hub.loop.create_task(send_all(frames)).add_done_callback(_logged)
+            sending(hub.loop, render_all(phones, table_id, version, state))
 
 
 events.table_changed.connect(_render_committed, dispatch_uid="toepen-hub")

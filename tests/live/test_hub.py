@@ -555,3 +555,33 @@ async def test_a_heartbeat_round_brings_the_snapshots_presence_up_to_date(klaver
     ]
     assert before.seats[2].last_seen != heard  # the old snapshot itself is never changed
     assert after.hand is before.hand and after.table is before.table
+
+
+async def test_a_change_on_the_loop_is_sent_before_its_caller_goes_on() -> None:
+    """The views of a change the loop wrote go to the phones' sockets at once, within the call
+    that published them, not on a later turn of the loop; a phone whose send waits (its socket's
+    buffer full) gets its view when that send can go on, the others theirs at once."""
+
+    @dataclass(eq=False)
+    class Socket:
+        blocked: asyncio.Event | None = None
+        sent: list[int] = field(default_factory=list)
+
+        async def deliver(self, version: int, html: str | None) -> None:
+            if self.blocked is not None:
+                await self.blocked.wait()
+            self.sent.append(version)
+
+    loop = asyncio.get_running_loop()
+    quick = Socket()
+    hub.sending(loop, [(quick, 7, "<view>")])
+    assert quick.sent == [7]  # no await in between: sent within the call
+
+    full = Socket(blocked=asyncio.Event())
+    after = Socket()
+    hub.sending(loop, [(full, 8, "<view>"), (after, 8, "<view>")])
+    assert full.sent == [] and after.sent == []  # in order: the second waits for the first
+    full.blocked.set()
+    for _ in range(3):
+        await asyncio.sleep(0)
+    assert full.sent == [8] and after.sent == [8]
