@@ -560,14 +560,19 @@ class SqliteLoopWriter:
     writer's own does, every `CHECKPOINT_CHANGES` changes (`_checkpoint`). With nearly every
     change written here, the worker threads' commits, which checkpoint as SQLite does by
     itself, are too few to keep the log short: without it the log grew by megabytes a second
-    (110 MB after 25 s at 1,024 tables) and every write slowed. While that thread restarts the
-    log it holds the file's write lock for milliseconds: a change that comes meanwhile waits
-    for it on the loop's terms (`restarting`, awaited), never in SQLite's busy handler, which
-    would hold the loop and every phone's frames with it (at 1,024 tables 17-32 changes in
-    4,000 waited there over a millisecond)."""
+    (110 MB after 25 s at 1,024 tables) and every write slowed. Once the log is larger than
+    `LOG_BYTES`, that thread restarts it, holding the file's write lock for milliseconds: a
+    change that comes meanwhile waits for it on the loop's terms (`restarting`, awaited),
+    never in SQLite's busy handler, which would hold the loop and every phone's frames with it
+    (at 1,024 tables 17-32 changes in 4,000 waited there over a millisecond). Restarted at
+    every checkpoint, four or five times a second at 1,200 tables, the log made a sixth of the
+    changes wait, 58 ms at the median of those: the largest part of the slowest actions' time
+    (docs/history/live-speed.md, twenty-fifth session)."""
 
     BUSY_MS = 10
     CHECKPOINT_CHANGES = 256  # about SQLite's own 1,000 pages of log between two checkpoints
+    # The log's size past which a checkpoint restarts it: at 1,200 tables, every 15 s or so.
+    LOG_BYTES = 64 * 2**20
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
@@ -579,6 +584,7 @@ class SqliteLoopWriter:
         self.queries: dict[str, str] = {}  # Django's placeholders -> sqlite3's
         self.since_checkpoint = 0  # changes written since the last checkpoint began
         self.checkpoints = 0  # checkpoints that restarted the log (for the logs and the tests)
+        self.copies = 0  # checkpoints that copied the log into the file and left it as it was
         self.checkpointer: ThreadPoolExecutor | None = None
         self.checkpointing = False
         self.checkpoint_connection: sqlite3.Connection | None = None  # the checkpointer's own
@@ -665,17 +671,19 @@ class SqliteLoopWriter:
         future = self.checkpoint = self.loop.run_in_executor(self.checkpointer, self._checkpoint)
         future.add_done_callback(self._checkpointed)
 
-    def _checkpoint(self) -> bool:
+    def _checkpoint(self) -> bool | None:
         """In the checkpointer's thread (its connection is its own): the log copied into the
-        database file while the loop goes on writing (`PASSIVE`), then the few changes that
-        came meanwhile with the write lock held (`RESTART`: for that tail only, and with
-        `restarting` held, so that the changes that come meanwhile wait and the loop does not),
-        so that the next change writes the log from its start and the log stays the size of a
-        few hundred changes. True when it restarted."""
+        database file while the loop goes on writing (`PASSIVE`); once the log is larger than
+        `LOG_BYTES`, then the few changes that came meanwhile with the write lock held
+        (`RESTART`: for that tail only, and with `restarting` held, so that the changes that
+        come meanwhile wait and the loop does not), so that the next change writes the log
+        from its start. True when it restarted, None when it only copied."""
         connection = self.checkpoint_connection
         if connection is None:
             connection = self.checkpoint_connection = self._open()
         connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        if self._log_bytes() <= self.LOG_BYTES:
+            return None
         with self.restarting:  # the loop's changes wait meanwhile, the loop itself not
             busy, _, _ = connection.execute("PRAGMA wal_checkpoint(RESTART)").fetchone()
         return not busy
@@ -687,8 +695,17 @@ class SqliteLoopWriter:
         error = future.exception()
         if error is not None:
             log.warning("a checkpoint of the log failed", exc_info=error)
+        elif future.result() is None:
+            self.copies += 1
         elif future.result():
             self.checkpoints += 1
+
+    def _log_bytes(self) -> int:
+        """The size of the database's write-ahead log file now."""
+        try:
+            return os.path.getsize(f"{self.django.settings_dict['NAME']}-wal")
+        except OSError:
+            return 0
 
     def _close_checkpoints(self) -> None:
         """In the checkpointer's thread: its connection closed."""
