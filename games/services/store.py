@@ -561,7 +561,7 @@ class SqliteLoopWriter:
     change written here, the worker threads' commits, which checkpoint as SQLite does by
     itself, are too few to keep the log short: without it the log grew by megabytes a second
     (110 MB after 25 s at 1,024 tables) and every write slowed. Once the log is larger than
-    `LOG_BYTES`, that thread restarts it, holding the file's write lock for milliseconds: a
+    `LOG_FRAMES`, that thread restarts it, holding the file's write lock for milliseconds: a
     change that comes meanwhile waits for it on the loop's terms (`restarting`, awaited),
     never in SQLite's busy handler, which would hold the loop and every phone's frames with it
     (at 1,024 tables 17-32 changes in 4,000 waited there over a millisecond). Restarted at
@@ -571,8 +571,9 @@ class SqliteLoopWriter:
 
     BUSY_MS = 10
     CHECKPOINT_CHANGES = 256  # about SQLite's own 1,000 pages of log between two checkpoints
-    # The log's size past which a checkpoint restarts it: at 1,200 tables, every 15 s or so.
-    LOG_BYTES = 64 * 2**20
+    # The log's length (pages) past which a checkpoint restarts it: 64 MiB of 4 KiB pages, at
+    # 1,200 tables every 15 s or so.
+    LOG_FRAMES = 16_384
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
@@ -673,16 +674,17 @@ class SqliteLoopWriter:
 
     def _checkpoint(self) -> bool | None:
         """In the checkpointer's thread (its connection is its own): the log copied into the
-        database file while the loop goes on writing (`PASSIVE`); once the log is larger than
-        `LOG_BYTES`, then the few changes that came meanwhile with the write lock held
+        database file while the loop goes on writing (`PASSIVE`); once the log is longer than
+        `LOG_FRAMES` (what it holds since it last began, not its file's size, which a restart
+        leaves as it was), then the few changes that came meanwhile with the write lock held
         (`RESTART`: for that tail only, and with `restarting` held, so that the changes that
         come meanwhile wait and the loop does not), so that the next change writes the log
         from its start. True when it restarted, None when it only copied."""
         connection = self.checkpoint_connection
         if connection is None:
             connection = self.checkpoint_connection = self._open()
-        connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
-        if self._log_bytes() <= self.LOG_BYTES:
+        _, frames, _ = connection.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        if frames <= self.LOG_FRAMES:
             return None
         with self.restarting:  # the loop's changes wait meanwhile, the loop itself not
             busy, _, _ = connection.execute("PRAGMA wal_checkpoint(RESTART)").fetchone()
@@ -699,13 +701,6 @@ class SqliteLoopWriter:
             self.copies += 1
         elif future.result():
             self.checkpoints += 1
-
-    def _log_bytes(self) -> int:
-        """The size of the database's write-ahead log file now."""
-        try:
-            return os.path.getsize(f"{self.django.settings_dict['NAME']}-wal")
-        except OSError:
-            return 0
 
     def _close_checkpoints(self) -> None:
         """In the checkpointer's thread: its connection closed."""

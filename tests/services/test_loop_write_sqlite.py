@@ -8,6 +8,7 @@ import asyncio
 import sqlite3
 import threading
 import time
+from pathlib import Path
 
 import pytest
 from asgiref.sync import sync_to_async
@@ -145,11 +146,11 @@ async def test_the_loop_writers_thread_keeps_the_log_short(
 ) -> None:
     """Nearly every change is written on the loop, whose connection never checkpoints (a
     checkpoint syncs the file): a thread of the writer's own copies the log into the file every
-    `CHECKPOINT_CHANGES` changes and restarts it once it is larger than `LOG_BYTES`, so the log
+    `CHECKPOINT_CHANGES` changes and restarts it once it is longer than `LOG_FRAMES`, so the log
     holds the last few changes, not all of them (without it: 110 MB after 25 s at 1,024
     tables, every write slower)."""
     monkeypatch.setattr(store.SqliteLoopWriter, "CHECKPOINT_CHANGES", 2)
-    monkeypatch.setattr(store.SqliteLoopWriter, "LOG_BYTES", 0)
+    monkeypatch.setattr(store.SqliteLoopWriter, "LOG_FRAMES", 0)
     table = await sync_to_async(four_people_table)(klaver)
     await snapshot(table.pk)
     writer = store.loop_writer()
@@ -173,24 +174,34 @@ async def test_the_loop_writers_thread_keeps_the_log_short(
     await writer.close()
 
 
-async def test_a_log_smaller_than_its_bound_is_copied_and_not_restarted(
+async def test_a_log_shorter_than_its_bound_is_copied_and_not_restarted(
     klaver: Cast, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Restarting the log holds the write lock while the file syncs, and the changes that come
     meanwhile wait: under its bound the checkpoints only copy it into the file, with every
-    change there, and never restart it."""
-    monkeypatch.setattr(store.SqliteLoopWriter, "CHECKPOINT_CHANGES", 2)
-    monkeypatch.setattr(store.SqliteLoopWriter, "LOG_BYTES", 2**30)
+    change there, and never restart it. The bound is on what the log holds, not on its file,
+    which keeps the size it once grew to."""
+    monkeypatch.setattr(store.SqliteLoopWriter, "CHECKPOINT_CHANGES", 8)
+    monkeypatch.setattr(store.SqliteLoopWriter, "LOG_FRAMES", 0)
     table = await sync_to_async(four_people_table)(klaver)
     await snapshot(table.pk)
     writer = store.loop_writer()
+
+    async def play(count: int, name: str) -> None:
+        for number in range(count):
+            seat, payload = await sync_to_async(a_card)(table.pk)
+            who = people(klaver)[seat].holder
+            await tables.act_here(table.pk, who, seat, payload, f"{name}-{number}")
+            while writer.checkpointing:
+                await asyncio.sleep(0.01)
+
+    await play(8, "long")  # a file of eight changes' pages at least
+    grown = Path(f"{connection.settings_dict['NAME']}-wal").stat().st_size
+    assert writer.checkpoints >= 1 and grown >= 8 * 4 * 4096
+    monkeypatch.setattr(store.SqliteLoopWriter, "CHECKPOINT_CHANGES", 2)
+    monkeypatch.setattr(store.SqliteLoopWriter, "LOG_FRAMES", 12)  # two changes hold fewer
     restarts, copies = writer.checkpoints, writer.copies
-    for number in range(8):
-        seat, payload = await sync_to_async(a_card)(table.pk)
-        who = people(klaver)[seat].holder
-        await tables.act_here(table.pk, who, seat, payload, f"copied-{number}")
-        while writer.checkpointing:
-            await asyncio.sleep(0.01)
+    await play(8, "short")
     assert writer.checkpoints == restarts and writer.copies >= copies + 3
     other = sqlite3.connect(connection.settings_dict["NAME"])
     try:
@@ -198,6 +209,6 @@ async def test_a_log_smaller_than_its_bound_is_copied_and_not_restarted(
     finally:
         other.close()
     # The file has every change the log holds (a quiet log, wholly copied, is written from
-    # its start again by the next change, SQLite's own restart, which holds no lock).
-    assert not busy and frames > 0 and copied == frames
+    # its start again by the next change: SQLite's own restart, which holds no lock).
+    assert not busy and 0 < frames <= 12 and copied == frames
     await writer.close()
