@@ -592,7 +592,7 @@ class SqliteLoopWriter:
         # Held by the loop while it writes a change, and by the checkpointer while it restarts
         # the log; the loop never blocks on it (`write`).
         self.restarting = threading.Lock()
-        self.checkpoint: asyncio.Future[bool] | None = None  # the checkpoint under way
+        self.checkpoint: asyncio.Future[bool | None] | None = None  # the checkpoint under way
 
     async def write(
         self, state: TableState, base: int, now: datetime, action_id: str | None
@@ -690,16 +690,18 @@ class SqliteLoopWriter:
             busy, _, _ = connection.execute("PRAGMA wal_checkpoint(RESTART)").fetchone()
         return not busy
 
-    def _checkpointed(self, future: asyncio.Future[bool]) -> None:
+    def _checkpointed(self, future: asyncio.Future[bool | None]) -> None:
         self.checkpointing = False
         if future.cancelled():
             return
         error = future.exception()
         if error is not None:
             log.warning("a checkpoint of the log failed", exc_info=error)
-        elif future.result() is None:
+            return
+        restarted = future.result()
+        if restarted is None:
             self.copies += 1
-        elif future.result():
+        elif restarted:
             self.checkpoints += 1
 
     def _close_checkpoints(self) -> None:
