@@ -572,7 +572,7 @@ class SqliteLoopWriter:
     BUSY_MS = 10
     CHECKPOINT_CHANGES = 256  # about SQLite's own 1,000 pages of log between two checkpoints
     # The log's length (pages) past which a checkpoint restarts it: 64 MiB of 4 KiB pages, at
-    # 1,200 tables every 15 s or so.
+    # 1,200 tables every 2-3 s (a change writes six or seven pages).
     LOG_FRAMES = 16_384
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
