@@ -155,19 +155,10 @@ async def test_the_loop_writers_thread_keeps_the_log_short(
     await snapshot(table.pk)
     writer = store.loop_writer()
     written = writer.written
-    for number in range(12):
-        seat, payload = await sync_to_async(a_card)(table.pk)
-        who = people(klaver)[seat].holder
-        await tables.act_here(table.pk, who, seat, payload, f"short-{number}")
-        while writer.checkpointing:
-            await asyncio.sleep(0.01)
+    await play_cards(klaver, table.pk, writer, 12, "short")
     assert writer.written == written + 12
     assert writer.checkpoints >= 5
-    other = sqlite3.connect(connection.settings_dict["NAME"])
-    try:
-        busy, frames, _ = other.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
-    finally:
-        other.close()
+    busy, frames, _ = log_checkpointed()
     # A change writes four pages or more (the table's, the receipt's and its index's, the
     # hand's): twelve changes and the table's making, had the log not restarted.
     assert not busy and frames < 24
@@ -186,29 +177,38 @@ async def test_a_log_shorter_than_its_bound_is_copied_and_not_restarted(
     table = await sync_to_async(four_people_table)(klaver)
     await snapshot(table.pk)
     writer = store.loop_writer()
-
-    async def play(count: int, name: str) -> None:
-        for number in range(count):
-            seat, payload = await sync_to_async(a_card)(table.pk)
-            who = people(klaver)[seat].holder
-            await tables.act_here(table.pk, who, seat, payload, f"{name}-{number}")
-            while writer.checkpointing:
-                await asyncio.sleep(0.01)
-
-    await play(8, "long")  # a file of eight changes' pages at least
+    await play_cards(klaver, table.pk, writer, 8, "long")  # a file of eight changes' pages
     grown = Path(f"{connection.settings_dict['NAME']}-wal").stat().st_size
     assert writer.checkpoints >= 1 and grown >= 8 * 4 * 4096
     monkeypatch.setattr(store.SqliteLoopWriter, "CHECKPOINT_CHANGES", 2)
     monkeypatch.setattr(store.SqliteLoopWriter, "LOG_FRAMES", 12)  # two changes hold fewer
     restarts, copies = writer.checkpoints, writer.copies
-    await play(8, "short")
+    await play_cards(klaver, table.pk, writer, 8, "short")
     assert writer.checkpoints == restarts and writer.copies >= copies + 3
-    other = sqlite3.connect(connection.settings_dict["NAME"])
-    try:
-        busy, frames, copied = other.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
-    finally:
-        other.close()
+    busy, frames, copied = log_checkpointed()
     # The file has every change the log holds (a quiet log, wholly copied, is written from
     # its start again by the next change: SQLite's own restart, which holds no lock).
     assert not busy and 0 < frames <= 12 and copied == frames
     await writer.close()
+
+
+async def play_cards(
+    klaver: Cast, table_id: int, writer: store.SqliteLoopWriter, count: int, name: str
+) -> None:
+    """`count` cards played on the loop, each change's checkpoint (if it began one) waited for."""
+    for number in range(count):
+        seat, payload = await sync_to_async(a_card)(table_id)
+        who = people(klaver)[seat].holder
+        await tables.act_here(table_id, who, seat, payload, f"{name}-{number}")
+        while writer.checkpointing:
+            await asyncio.sleep(0.01)
+
+
+def log_checkpointed() -> tuple[int, int, int]:
+    """The log copied into the file from a connection of its own: (busy, frames in the log,
+    frames copied)."""
+    other = sqlite3.connect(connection.settings_dict["NAME"])
+    try:
+        return other.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+    finally:
+        other.close()
