@@ -8,7 +8,6 @@ query and no replay. Another process's change moves the snapshot on from its cha
 
 from __future__ import annotations
 
-import dataclasses
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
@@ -22,7 +21,7 @@ from django.db.models import Model
 from games.engine import Hand, parse_action
 from games.models import PlayedHand, Rubber, Table
 from games.services import events, store
-from games.services.state import MOMENTS, TableState, finish_hand, take_hand
+from games.services.state import MOMENTS, TableState, finish_hand, hear, heard_lately, take_hand
 
 
 def clone[M: Model](row: M) -> M:
@@ -137,46 +136,24 @@ def remember(state: TableState) -> None:
 
 def refresh_presence(seen: Iterable[tuple[int, int, datetime | None]]) -> None:
     """When the phones at this process's tables were last heard (`seen`: each seat's id,
-    table and `last_seen`, read afresh from the database), copied into the snapshots: a change
-    made from a snapshot plans the grace deadlines of dropped phones from them
-    (`services.act_here`), and between two reads of the table's row only heard changes move a
-    snapshot on. The new snapshots are made outside the lock, which the event loop takes for
-    every change: a table that moved on meanwhile is refreshed again, as it is then."""
+    table and `last_seen`, read afresh from the database), for the states to read beside their
+    seats (`state.hear`): a change made from a snapshot plans the grace deadlines of dropped
+    phones from them (`services.act_here`), and the clock decides on them whether a quiet
+    phone's player is away. No state is made or changed: presence is not a version of the
+    table. A table this round did not read (its phones gone from this process) keeps what the
+    last round heard there while this process keeps its snapshot."""
     by_table: dict[int, dict[int, datetime | None]] = {}
-    for pk, table_id, last_seen in seen:
-        by_table.setdefault(table_id, {})[pk] = last_seen
+    for pk, table_id, moment in seen:
+        by_table.setdefault(table_id, {})[pk] = moment
     with _played_lock:
-        read = {table_id: _views.get(table_id) for table_id in by_table}
-    made = {
-        table_id: _with_presence(state, by_table[table_id])
-        for table_id, state in read.items()
-        if state is not None
+        kept = set(_views)
+    heard = {
+        table_id: times
+        for table_id, times in heard_lately().items()
+        if table_id in kept and table_id not in by_table
     }
-    with _played_lock:
-        for table_id, state in read.items():
-            current = _views.get(table_id)
-            if current is None:
-                continue
-            fresh = (
-                made.get(table_id)
-                if current is state
-                else _with_presence(current, by_table[table_id])
-            )
-            if fresh is not None:
-                _views[table_id] = fresh
-
-
-def _with_presence(state: TableState, times: dict[int, datetime | None]) -> TableState | None:
-    """`state` with its seats' `last_seen` as `times` has them; None when none changed."""
-    fresh = []
-    for seat in state.seats:
-        if times.get(seat.pk, seat.last_seen) != seat.last_seen:
-            seat = clone(seat)
-            seat.last_seen = times[seat.pk]
-        fresh.append(seat)
-    if all(a is b for a, b in zip(fresh, state.seats, strict=True)):
-        return None
-    return dataclasses.replace(state, seats=fresh).same_rules_as(state)
+    heard.update(by_table)
+    hear(heard)
 
 
 def view_state(table_id: int, at_least: int | None = None) -> TableState:

@@ -48,6 +48,39 @@ class Holder:
         return self.guest_id is not None and seat.guest_id == self.guest_id
 
 
+# When the phones at this process's tables were last heard, by table and seat id, as the last
+# heartbeat round read them from the database (`snapshots.refresh_presence`). Presence moves at
+# every seat every round without a new version of the table, so it is kept beside the states,
+# not in them: a round that made a new state of every table (its seats copied with the new
+# moments) made some 25 objects a table for Python's cycle collector, a young pass every few
+# seconds in a loaded server, each holding every phone's next view for 0.1-0.2 s
+# (docs/history/live-speed.md, thirtieth session). Replaced whole, never changed: a reader in
+# another thread sees one round or the next. Moments are not tracked by the collector, nor
+# dicts holding only them.
+_heard: dict[int, dict[int, datetime | None]] = {}
+
+
+def hear(heard: dict[int, dict[int, datetime | None]]) -> None:
+    """The presence a heartbeat round read (`_heard`)."""
+    global _heard
+    _heard = heard
+
+
+def heard_lately() -> dict[int, dict[int, datetime | None]]:
+    return _heard
+
+
+def last_seen(seat: Seat) -> datetime | None:
+    """When `seat`'s phone was last heard: its row's moment (set as it was taken) or the last
+    heartbeat round's, whichever is later (both only ever move on)."""
+    seen = seat.last_seen
+    round_ = _heard.get(seat.table_id)
+    moment = round_.get(seat.pk) if round_ is not None else None
+    if moment is None or (seen is not None and seen >= moment):
+        return seen
+    return moment
+
+
 @dataclass
 class TableState:
     table: Table
@@ -197,17 +230,18 @@ class TableState:
 
     def _clock_seats(self) -> tuple[tuple[table_rules.Seat, ...], tuple[str, ...]]:
         """The seats as the clock sees them, and who is away; kept while the state holds the
-        same list of seats (a change to a seat makes a new list: `_changed_seat`,
-        `refresh_presence`), and passed on to the next state with the rules (`same_rules_as`):
-        the views and the deadlines ask for a moment at every change."""
+        same list of seats (a change to a seat makes a new list: `_changed_seat`) and no
+        heartbeat round has been heard since (`hear`), and passed on to the next state with the
+        rules (`same_rules_as`): the views and the deadlines ask for a moment at every change."""
         kept = self.__dict__.get("clock_seats")
         slate = self.table.slate
-        if kept is not None and kept[0] is self.seats and kept[1] == slate:
+        round_ = _heard.get(self.table.pk)
+        if kept is not None and kept[0] is self.seats and kept[1] == slate and kept[4] is round_:
             return kept[2], kept[3]
         seats = tuple(
             table_rules.Seat(
                 bot=bool(s.bot_level),
-                last_seen=s.last_seen,
+                last_seen=last_seen(s),
                 # A slate's players have no phones: one keeps the slate for all.
                 person=bool(s.holder_key) and not s.bot_level and not slate,
                 back=s.back_at_deal,
@@ -215,7 +249,7 @@ class TableState:
             for s in self.seats
         )
         away = tuple(seat.away for seat in self.seats)
-        self.__dict__["clock_seats"] = (self.seats, slate, seats, away)
+        self.__dict__["clock_seats"] = (self.seats, slate, seats, away, round_)
         return seats, away
 
     def away_seats(self, now: datetime) -> set[int]:
@@ -226,7 +260,7 @@ class TableState:
             for seat in self.seats
             if seat.holder_key
             and not seat.bot_level
-            and (seat.last_seen is None or seat.last_seen < since)
+            and ((seen := last_seen(seat)) is None or seen < since)
         }
 
 

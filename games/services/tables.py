@@ -52,7 +52,7 @@ from games.services.access import is_admin, is_member
 from games.services.conf import pace, seconds
 from games.services.refusals import engine_message, refusal_message
 from games.services.snapshots import clone, editable_copy, editable_snapshot, kept, read_state
-from games.services.state import Holder, TableState, finish_hand
+from games.services.state import Holder, TableState, finish_hand, last_seen
 
 log = logging.getLogger(__name__)
 
@@ -800,7 +800,8 @@ def _dropped_to_a_break(state: TableState, index: int, now: datetime) -> None:
     if seat.away or not state.rules.away_conventions:
         return
     silent_since = now - timedelta(seconds=seconds("TOEPEN_GRACE_SECONDS"))
-    if seat.last_seen is not None and seat.last_seen > silent_since:
+    seen = last_seen(seat)
+    if seen is not None and seen > silent_since:
         return  # her turn clock ran out, her phone is here: she is not away
     _changed_seat(state, index, away="break")
 

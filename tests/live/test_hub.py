@@ -18,7 +18,8 @@ from games.engine import HouseRules
 from games.live import hub
 from games.live.consumers import TableConsumer
 from games.models import Seat, Table
-from games.services import events, snapshots, store, tables
+from games.services import events, snapshots, state, store, tables
+from games.services.conf import seconds
 from games.services.snapshots import advance, load_state, remember, view_state
 from games.services.state import CHANGED_FIELDS, Holder, TableState, change_of
 from games.view.context import Shared, Viewer, render_view
@@ -251,10 +252,10 @@ def test_new_states_of_a_table_keep_its_parsed_rules(klaver: Cast, monkeypatch) 
     moved, fresh = moved_elsewhere(table.pk, before, change_of(published[-1]))
     assert moved.rules is rules
     assert fresh.rules == rules and fresh.rules is not rules
-    # Heard from the seats: the snapshot is replaced, its rules are not parsed again.
+    # Heard from the seats: the snapshot stays as it is, rules and all.
     seat = Seat.objects.get(table_id=table.pk, index=1)
     snapshots.refresh_presence([(seat.pk, table.pk, timezone.now() + timedelta(seconds=5))])
-    assert snapshots._views[table.pk] is not moved and snapshots._views[table.pk].rules is rules
+    assert snapshots._views[table.pk] is moved and moved.rules is rules
     # A table row read again shares them while they are equal, and parses its own once they
     # differ (a club changed its table's house rules).
     again = snapshots._editable(before, Table.objects.get(pk=table.pk))
@@ -270,8 +271,8 @@ def test_new_states_of_a_table_keep_its_parsed_rules(klaver: Cast, monkeypatch) 
 
 def test_the_clock_sees_the_seats_a_state_holds_now(klaver: Cast, monkeypatch) -> None:
     """A state keeps the clock's view of its seats (and passes it on to the next state with the
-    rules), but never past a change of the seats: a heartbeat round's presence, a seat's own
-    change."""
+    rules), but never past a change of the seats: a heartbeat round's presence, which every
+    state of the table sees without being changed, and a seat's own change."""
     table = four_people_table(klaver)
     snapshots._views.clear()
     before = load_state(Table.objects.get(pk=table.pk))
@@ -284,8 +285,9 @@ def test_the_clock_sees_the_seats_a_state_holds_now(klaver: Cast, monkeypatch) -
     heard = timezone.now() + timedelta(seconds=7)
     snapshots.refresh_presence([(seat.pk, table.pk, heard)])
     fresh = snapshots._views[table.pk]
+    assert fresh is before and before.seats[1].last_seen != heard  # no state changed
     assert fresh.moment().seats[1].last_seen == heard
-    assert before.moment().seats[1].last_seen != heard
+    assert moved.moment().seats[1].last_seen == heard
     # A seat's own change (away on a break) makes a new list of seats: seen at once.
     assert snapshots.editable_copy(fresh).moment().away == ("",) * len(fresh.seats)
     away = snapshots.editable_copy(fresh)
@@ -334,32 +336,51 @@ def test_a_phone_asks_again_which_seats_it_holds_when_the_seats_change(klaver: C
     assert phone.held_in(state) == ()
 
 
-def test_a_heartbeat_round_refreshes_a_snapshot_that_moved_on_while_it_made_the_new_ones(
-    klaver: Cast, monkeypatch
+def test_a_heartbeat_round_is_heard_by_every_state_of_its_tables_and_changes_none(
+    klaver: Cast,
 ) -> None:
-    """The round makes the new snapshots outside the lock the event loop takes for every
-    change: a change remembered meanwhile is neither undone nor left without the presence."""
+    """A round's presence reaches a state remembered while the round read the database, as it
+    reaches the states before it; a seat's own moment, later than the round's, wins; a table
+    the round did not read keeps the last round's while its snapshot is kept, and is forgotten
+    with it."""
     table = four_people_table(klaver)
+    other = four_people_table(klaver)
     snapshots._views.clear()
     before = load_state(Table.objects.get(pk=table.pk))
     remember(before)
+    remember(load_state(Table.objects.get(pk=other.pk)))
+    seat, taken = Seat.objects.filter(table_id=table.pk).order_by("index")[1:3]
+    now = timezone.now()
+    heard = now + timedelta(seconds=5)
+    snapshots.refresh_presence(
+        [(seat.pk, table.pk, heard), (taken.pk, table.pk, heard)]
+        + [(s.pk, other.pk, heard) for s in Seat.objects.filter(table_id=other.pk)]
+    )
     newer = snapshots.editable_copy(before)
     newer.table.version += 1
-    seat = Seat.objects.get(table_id=table.pk, index=1)
-    heard = timezone.now() + timedelta(seconds=5)
-    make = snapshots._with_presence
-
-    def meanwhile(state: TableState, times: dict) -> TableState | None:
-        if snapshots._views[table.pk] is before:
-            remember(newer)  # a change of the table, written on the loop while the round works
-        return make(state, times)
-
-    monkeypatch.setattr(snapshots, "_with_presence", meanwhile)
-    snapshots.refresh_presence([(seat.pk, table.pk, heard)])
-    now = snapshots._views[table.pk]
-    assert now.table.version == before.table.version + 1
-    assert now.seats[1].last_seen == heard
-    assert newer.seats[1].last_seen != heard  # the remembered state itself is never changed
+    # A seat taken since (its row's moment set as it was taken) is later than the round.
+    tables._changed_seat(newer, 2, last_seen=heard + timedelta(seconds=3))
+    remember(newer)
+    assert snapshots._views[table.pk] is newer
+    assert [s.last_seen for s in newer.moment().seats][1:3] == [
+        heard,
+        heard + timedelta(seconds=3),
+    ]
+    assert before.moment().seats[1].last_seen == heard and before.seats[1].last_seen != heard
+    # Nobody is away: the round heard the quiet-looking rows' phones.
+    later = heard + timedelta(seconds=seconds("TOEPEN_PRESENCE_SECONDS") - 1)
+    assert 1 not in newer.away_seats(later) and 1 in snapshots.editable_copy(before).away_seats(
+        later + timedelta(seconds=2)
+    )
+    # The next round reads only the first table: the other keeps what it heard.
+    snapshots.refresh_presence([(seat.pk, table.pk, heard + timedelta(seconds=5))])
+    assert newer.moment().seats[1].last_seen == heard + timedelta(seconds=5)
+    kept = snapshots._views[other.pk]
+    assert {s.last_seen for s in kept.moment().seats} == {heard}
+    # Its snapshot forgotten, the next round forgets what was heard there.
+    del snapshots._views[other.pk]
+    snapshots.refresh_presence([])
+    assert other.pk not in state.heard_lately() and table.pk in state.heard_lately()
 
 
 def play_out_the_hand(klaver: Cast, table: Table, published: list[TableState]) -> TableState:
@@ -539,9 +560,10 @@ def test_a_change_heard_from_another_process_is_rendered_on_the_loop_when_it_can
 
 
 async def test_a_heartbeat_round_brings_the_snapshots_presence_up_to_date(klaver: Cast) -> None:
-    """Heard changes move a snapshot on without reading the seats: each heartbeat round copies
-    when the phones were last heard into the snapshots of this process's tables, so a change
-    made from a snapshot (games/quick.py) plans dropped phones' grace from fresh times."""
+    """Heard changes move a snapshot on without reading the seats: each heartbeat round reads
+    when the phones at this process's tables were last heard, and the snapshots' states see it
+    beside their seats, so a change made from a snapshot plans dropped phones' grace from fresh
+    times."""
     table = await database_sync_to_async(four_people_table)(klaver)
     before = await database_sync_to_async(view_state)(table.pk)
     heard = timezone.now() + timedelta(seconds=7)
@@ -549,12 +571,11 @@ async def test_a_heartbeat_round_brings_the_snapshots_presence_up_to_date(klaver
     here = hub.Hub(asyncio.get_running_loop())
     here.phones[table.pk] = {FakePhone(table.pk, seats=(0,), last_version=before.table.version)}
     await here.catch_up()
-    after = snapshots._views[table.pk]
-    assert [s.last_seen for s in after.seats] == [
+    assert snapshots._views[table.pk] is before  # no new state
+    assert before.seats[2].last_seen != heard  # nor a state changed
+    assert [s.last_seen for s in snapshots.editable_copy(before).moment().seats] == [
         heard if s.index == 2 else s.last_seen for s in before.seats
     ]
-    assert before.seats[2].last_seen != heard  # the old snapshot itself is never changed
-    assert after.hand is before.hand and after.table is before.table
 
 
 async def test_a_change_on_the_loop_is_sent_before_its_caller_goes_on() -> None:
