@@ -16,10 +16,18 @@ from typing import Any
 from django.db import transaction
 from django.dispatch import Signal
 
-# Sent with table_id, version, deadline (the table's next one, or None) and state (the table as
-# the change left it, a games.services.state.TableState, or None). This module imports
-# nothing of the game: everything else may import it.
-table_changed = Signal()
+
+class Tables:
+    """The one sender of `table_changed`. Django keeps a signal's receivers by sender only for a
+    sender it can hold a weak reference to (`use_caching`); without that, every change looked
+    its receivers up again under the signal's lock (docs/history/live-speed.md, thirty-first
+    session)."""
+
+
+# Sent by `Tables` with table_id, version, deadline (the table's next one, or None) and state
+# (the table as the change left it, a games.services.state.TableState, or None). This module
+# imports nothing of the game: everything else may import it.
+table_changed = Signal(use_caching=True)
 
 
 def send_on_commit(table_id: int, version: int, deadline: datetime | None, state: Any) -> None:
@@ -30,5 +38,5 @@ def send_on_commit(table_id: int, version: int, deadline: datetime | None, state
 def send(table_id: int, version: int, deadline: datetime | None, state: Any) -> None:
     """`table_changed`, now: the change is committed already."""
     table_changed.send_robust(
-        sender=None, table_id=table_id, version=version, deadline=deadline, state=state
+        sender=Tables, table_id=table_id, version=version, deadline=deadline, state=state
     )
