@@ -337,18 +337,21 @@
     button.classList.add("is-entered");
   });
 
-  // A double tap on a player's name knocks for her, as at the app's tables.
+  // A double tap on a player's name knocks for her, as at the app's tables. The two taps are
+  // matched by the player's seat, not by the element: a view that arrives between them (the
+  // socket's first view after the page, another phone's entry) puts new names in place.
   var lastTap = null;
   page.addEventListener("click", function (e) {
     var name = e.target.closest && e.target.closest(".slate-name");
-    if (!name) { lastTap = null; return; }
+    var player = name && name.closest(".slate-player");
+    if (!player) { lastTap = null; return; }
     var now = Date.now();
-    if (lastTap && lastTap.el === name && now - lastTap.t < 400) {
+    if (lastTap && lastTap.seat === player.dataset.seat && now - lastTap.t < 400) {
       lastTap = null;
       if (name.dataset.knock) enter(JSON.parse(name.dataset.knock), name.dataset.knockText);
       return;
     }
-    lastTap = { el: name, t: now };
+    lastTap = { seat: player.dataset.seat, t: now };
   });
 
   var first = live();

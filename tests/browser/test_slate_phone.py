@@ -200,6 +200,34 @@ def tap_name_twice(page: Any, name: str) -> None:
     expect(page.locator("#slate-pending li")).to_have_count(0)
 
 
+def test_a_double_tap_on_a_name_counts_when_a_view_arrives_between_the_taps(
+    phones: Phones,
+) -> None:
+    """The view is swapped whole whenever a new one arrives (the socket's first, another phone's
+    entry): a name tapped, its view replaced, and the same name tapped again is still a knock."""
+    server = phones.server
+    table = server.seed(people=["wies", "joep", "fem"], builtin="siwweschroom", slate="creator")
+    page = phones.open(session=table["people"]["wies"])
+    page.goto(f"{server.url}/s/{table['code']}/")
+    expect(page.locator(".slate-player")).to_have_count(3)
+    before = slate_version(page)
+    knocker = page.locator(".slate-name[data-knock]").first
+    expect(knocker).to_have_count(1)
+    knocker.scroll_into_view_if_needed()
+    box = knocker.bounding_box()
+    assert box is not None
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.touchscreen.tap(x, y)
+    # What htmx does with a view from the socket: the slate's elements replaced by new ones.
+    page.evaluate(
+        "() => { const live = document.getElementById('slate-live');"
+        " live.replaceWith(live.cloneNode(true)); }"
+    )
+    page.touchscreen.tap(x, y)
+    expect(page.locator("#slate-live")).not_to_have_attribute("data-version", str(before))
+    expect(page.locator("#slate-pending li")).to_have_count(0)
+
+
 def names_in_hand(page: Any) -> list[str]:
     rows = page.locator(".slate-player:not(.is-out) .slate-name")
     return [rows.nth(i).inner_text() for i in range(rows.count())]
