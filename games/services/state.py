@@ -73,8 +73,12 @@ def heard_lately() -> dict[int, dict[int, datetime | None]]:
 def last_seen(seat: Seat) -> datetime | None:
     """When `seat`'s phone was last heard: its row's moment (set as it was taken) or the last
     heartbeat round's, whichever is later (both only ever move on)."""
+    return _seen_in(seat, _heard.get(seat.table_id))
+
+
+def _seen_in(seat: Seat, round_: dict[int, datetime | None] | None) -> datetime | None:
+    """`last_seen` with the round of the seat's table already read."""
     seen = seat.last_seen
-    round_ = _heard.get(seat.table_id)
     moment = round_.get(seat.pk) if round_ is not None else None
     if moment is None or (seen is not None and seen >= moment):
         return seen
@@ -241,7 +245,7 @@ class TableState:
         seats = tuple(
             table_rules.Seat(
                 bot=bool(s.bot_level),
-                last_seen=last_seen(s),
+                last_seen=_seen_in(s, round_),  # the round the moment is kept for
                 # A slate's players have no phones: one keeps the slate for all.
                 person=bool(s.holder_key) and not s.bot_level and not slate,
                 back=s.back_at_deal,
@@ -255,12 +259,13 @@ class TableState:
     def away_seats(self, now: datetime) -> set[int]:
         """The seats of people whose phones have not been heard from lately."""
         since = now - timedelta(seconds=seconds("TOEPEN_PRESENCE_SECONDS"))
+        round_ = _heard.get(self.table.pk)
         return {
             seat.index
             for seat in self.seats
             if seat.holder_key
             and not seat.bot_level
-            and ((seen := last_seen(seat)) is None or seen < since)
+            and ((seen := _seen_in(seat, round_)) is None or seen < since)
         }
 
 
