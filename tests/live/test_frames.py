@@ -612,3 +612,50 @@ async def test_a_quiet_phone_hears_the_heartbeat_and_none_while_the_database_is_
     await anna.drain(timeout=0.3)
     assert await anna.communicator.receive_nothing(timeout=1)
     await anna.close()
+
+
+async def test_a_silent_phone_is_asked_to_answer_and_hung_up_on_when_it_does_not(
+    klaver: Cast, settings: Any
+) -> None:
+    """The server finds a phone that died without closing its socket by asking: Anna answers
+    each ask and keeps her socket; Bram's phone says nothing and is closed as a keepalive
+    ping's timeout closes one (1011), so the hub no longer counts him present."""
+    from games.live import hub
+    from games.live.consumers import CLOSE_SILENT
+
+    ask = '{"beat":1,"ask":1}'
+    settings.TOEPEN_HEARTBEAT_SECONDS = 0.2
+    table = await started_table(klaver)
+    anna = await connect(klaver.anna, table.code)
+    bram = await connect(klaver.bram, table.code)
+    anna_asked = 0
+
+    async def anna_answers() -> None:
+        nonlocal anna_asked
+        while True:
+            frame = await anna.receive(timeout=5)  # fails on a close: she is never hung up on
+            assert 'id="table-error"' not in frame
+            if frame == ask:
+                anna_asked += 1
+                await anna.send({"type": "here"})
+
+    answering = asyncio.create_task(anna_answers())
+    bram_frames: list[str] = []
+    while True:
+        output = await bram.communicator.receive_output(timeout=5)
+        if output["type"] == "websocket.close":
+            break
+        bram_frames.append(output["text"])
+    assert output["code"] == CLOSE_SILENT
+    # Asked once; beaten (and silent) since, until hung up on.
+    assert bram_frames.count(ask) == 1
+    assert set(bram_frames[bram_frames.index(ask) + 1 :]) <= {'{"beat":1}'}
+    for _ in range(50):  # Anna, asked again each time she is silent again, stays
+        if anna_asked >= 3 or answering.done():
+            break
+        await asyncio.sleep(0.1)
+    assert not answering.done(), answering.exception()
+    answering.cancel()
+    assert anna_asked >= 3
+    assert [phone.seats for phone in hub.get().phones_at(table.pk)] == [(0,)]
+    await anna.close()
