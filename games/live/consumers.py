@@ -48,7 +48,6 @@ FLOOD_WINDOW = 3.0
 CLOSE_NOT_ALLOWED = 4403
 CLOSE_NOT_FOUND = 4404
 CLOSE_FLOOD = 4429
-CLOSE_SILENT = 1011  # asked, and no answer (games/live/hub.py): as a keepalive ping's timeout
 ANSWERED = -1  # an action's answer went out with a view
 HOLDER_SESSION_KEY = "table_holder"
 
@@ -124,8 +123,7 @@ class TableConsumer(DirectDispatch, AsyncWebsocketConsumer):
         # answers each (ANSWERED once sent): the change's view is the answer, not a frame more.
         self.awaiting: set[str] = set()
         self.answers: dict[str, int] = {}
-        self.sent_at = self.heard_at = time.monotonic()
-        self.asked_at = 0.0
+        self.sent_at = time.monotonic()
         self.shown = None
         user = self.scope.get("user")
         self.user_id = user.pk if user is not None and user.is_authenticated else None
@@ -159,8 +157,7 @@ class TableConsumer(DirectDispatch, AsyncWebsocketConsumer):
     # -- from the phone -------------------------------------------------------------------------
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        self.heard_at = now = time.monotonic()
-        if self._flooding(now):
+        if self._flooding():
             await self.close(code=CLOSE_FLOOD)
             return
         if text_data is None:
@@ -181,8 +178,6 @@ class TableConsumer(DirectDispatch, AsyncWebsocketConsumer):
             await self.send_error(_("A frame must be a JSON object."))
             return
         frame.pop("HEADERS", None)  # what htmx's ws-send adds
-        if frame.get("type") == "here":
-            return  # the answer to a beat that asked for one: heard, nothing to do
         try:
             await self.handle_frame(frame)
         except TableError as error:
@@ -265,7 +260,8 @@ class TableConsumer(DirectDispatch, AsyncWebsocketConsumer):
         now = time.monotonic()
         return sum(1 for t in self.frames if now - t < 1.0) > RATE_PER_SECOND
 
-    def _flooding(self, now: float) -> bool:
+    def _flooding(self) -> bool:
+        now = time.monotonic()
         frames = self.frames
         frames.append(now)
         while frames and now - frames[0] > FLOOD_WINDOW:
@@ -300,29 +296,17 @@ class TableConsumer(DirectDispatch, AsyncWebsocketConsumer):
             else:
                 del self.answers[action_id]
 
-    async def shut_out(self, code: int = CLOSE_NOT_ALLOWED) -> None:
+    async def shut_out(self) -> None:
         """This phone may no longer see the table: it hears nothing more of it."""
         if hasattr(self, "hub"):
             await self.hub.leave(self)
         self.last_version = 2**62  # nothing the hub still has on its way reaches it
-        await self.close(code=code)
+        await self.close(code=CLOSE_NOT_ALLOWED)
 
-    async def beat(self, ask: bool = False) -> None:
+    async def beat(self) -> None:
         """The server is here and hears the table: a phone that hears nothing for a while
-        says so and reconnects (static/js/table.js). `ask`: the phone has said nothing for a
-        while, and answers `{"type": "here"}` (the hub hangs up on one that does not)."""
-        if ask:
-            self.asked_at = time.monotonic()
-            await self.send(text_data='{"beat":1,"ask":1}')
-        else:
-            await self.send(text_data='{"beat":1}')
-
-    async def hang_up(self) -> None:
-        """Asked to answer, and silent since: taken for gone. Its seat's holder is no longer
-        present at the next heartbeat round; a phone that was only slow (a frozen page)
-        reconnects, as after any dropped socket (1011)."""
-        log.info("table %s: a phone did not answer; hung up", self.table_id)
-        await self.shut_out(CLOSE_SILENT)
+        says so and reconnects (static/js/table.js)."""
+        await self.send(text_data='{"beat":1}')
 
     async def send(
         self, text_data: str | None = None, bytes_data: bytes | None = None, close: bool = False

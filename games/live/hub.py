@@ -15,11 +15,7 @@ alike (watching members, in one language) share one render, and the phones rende
 share the public part of their views (games.view.context.Shared).
 
 The hub also beats the heart of every phone connected here: one `UPDATE` every
-`TOEPEN_HEARTBEAT_SECONDS` for all of them, instead of one per phone. And it finds the phones
-that died without closing their sockets: one that has said nothing for `SILENT_ROUNDS` rounds
-is asked to answer, and closed when it has not within as many more. A phone at a game in play
-speaks every few seconds, so none of the many is asked, where a server's keepalive pings go to
-every socket whether it spoke or not (which is why the README runs uvicorn without them).
+`TOEPEN_HEARTBEAT_SECONDS` for all of them, instead of one per phone.
 """
 
 from __future__ import annotations
@@ -45,9 +41,6 @@ from games.view.context import Shared
 log = logging.getLogger(__name__)
 
 PING_SECONDS = 5.0  # a quiet listening connection that does not answer this soon is made again
-# Heartbeat rounds a phone may say nothing before it is asked to answer, and then to answer in:
-# 20 s and 20 s at the default round, as uvicorn's and websockets' keepalive pings.
-SILENT_ROUNDS = 4
 
 
 class Phone(Protocol):
@@ -60,16 +53,10 @@ class Phone(Protocol):
     user_id: int | None
     last_version: int
     sent_at: float  # time.monotonic() of the last frame sent to it
-    heard_at: float  # time.monotonic() of the last frame heard from it (or of its connect)
-    asked_at: float  # time.monotonic() it was last asked to answer (`beat(ask=True)`), or 0
     can_keep: bool  # a slate's keeper (her view has the slate's buttons)
     by_code: bool  # follows a slate by its code: no membership to check
 
-    async def beat(self, ask: bool = False) -> None:
-        """Tell the phone the server is here (`ask`: and that it is to answer)."""
-
-    async def hang_up(self) -> None:
-        """Close a phone taken for gone (asked, and no answer)."""
+    async def beat(self) -> None: ...
 
     def held_in(self, state: TableState) -> tuple[int, ...]:
         """The seats its holder holds in `state`."""
@@ -239,9 +226,8 @@ class Hub:
     async def tend(self) -> None:
         """Once a heartbeat round, after the database answered: a watching phone whose user may
         no longer watch (removed from the club, the table closed to watchers) is shut out, and
-        every other phone is tended (`_tend`): a phone that hears nothing at all knows its
-        server or the way to it is in trouble, and a server that hears nothing of a phone
-        that was asked takes it for gone."""
+        every phone that heard nothing for half a round hears the beat, so a phone that hears
+        nothing at all knows its server or the way to it is in trouble."""
         with self.lock:
             phones = [phone for phones in self.phones.values() for phone in phones]
         # A slate's followers watch by its code, not as members (games/live/slate_consumer.py).
@@ -252,10 +238,12 @@ class Hub:
         for phone in shut:
             phone.may_watch = False
             await phone.deliver(phone.last_version, None)
+        # A phone hears something at least every 1.25 rounds; it worries after two.
+        quiet = time.monotonic() - seconds("TOEPEN_HEARTBEAT_SECONDS") / 4
         for phone in phones:
-            if phone not in shut:
+            if phone not in shut and phone.sent_at < quiet:
                 try:
-                    await _tend(phone)
+                    await phone.beat()
                 except Exception:
                     log.warning("a heartbeat could not be sent", exc_info=True)
 
@@ -272,25 +260,6 @@ class Hub:
             if any(p.last_version < version for p in self.phones_at(table_id)):
                 self.heard.setdefault(table_id, []).append({"version": version})
                 self.wake.set()
-
-
-async def _tend(phone: Phone) -> None:
-    """A phone hears something at least every 1.25 rounds (it worries after two); one that has
-    said nothing for `SILENT_ROUNDS` is asked to answer, and hung up on when it has not within
-    as many rounds more: a phone can die (a flat battery, a lost network) without closing its
-    socket, and its seat should not look taken by someone present for long."""
-    round_ = seconds("TOEPEN_HEARTBEAT_SECONDS")
-    now = time.monotonic()
-    silent = now - SILENT_ROUNDS * round_
-    if phone.heard_at < silent:
-        if phone.asked_at <= phone.heard_at:
-            await phone.beat(ask=True)  # heard since it was last asked, or never asked
-            return
-        if phone.asked_at < silent:
-            await phone.hang_up()
-            return
-    if phone.sent_at < now - round_ / 4:
-        await phone.beat()
 
 
 def _versions(tables: list[int]) -> dict[int, int]:

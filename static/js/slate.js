@@ -228,8 +228,6 @@
   function hear(text) {
     if (text.charAt(0) === "{") {
       var word = JSON.parse(text);
-      // This phone has said nothing for a while: the server asks, and hangs up on silence.
-      if (word.ask && open) socket.send(JSON.stringify({ type: "here" }));
       if (word.ack) {
         var done = entryOf(word.ack);
         if (done) wasCounted(done);

@@ -101,8 +101,6 @@
       e.preventDefault();
       var word = JSON.parse(text);
       if (word.ack) delete pending[word.ack];
-      // This phone has said nothing for a while: the server asks, and hangs up on silence.
-      if (word.ask) send({ type: "here" });
       if (open) setOffline(false);
       return;
     }

@@ -274,28 +274,3 @@ def tap(target: Any, timeout: float = 3000) -> bool:
     except PlaywrightTimeout:
         return False
     return True
-
-
-def count_asks(page: Any, path: str) -> dict[str, int]:
-    """Watch the page's sockets to `path` (/ws/tables/, /ws/slates/): how many it opened, how
-    often the server asked it to answer (a silent phone, games/live/hub.py) and how often it
-    answered. Call before the page is opened; the counts grow as frames pass."""
-    counts = {"sockets": 0, "asks": 0, "answers": 0}
-
-    def route(ws: Any) -> None:
-        counts["sockets"] += 1
-        upstream = ws.connect_to_server()
-
-        def to_page(message: str | bytes) -> None:
-            counts["asks"] += '"ask"' in str(message)
-            ws.send(message)
-
-        def to_server(message: str | bytes) -> None:
-            counts["answers"] += '"here"' in str(message)
-            upstream.send(message)
-
-        upstream.on_message(to_page)
-        ws.on_message(to_server)
-
-    page.route_web_socket(re.compile(path), route)
-    return counts

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import time
 from dataclasses import dataclass, field
 from datetime import timedelta
 
@@ -46,11 +45,8 @@ class FakePhone:
     may_watch: bool = True
     user_id: int | None = None
     sent_at: float = 0.0
-    heard_at: float = 0.0
-    asked_at: float = 0.0
     renders: int = 0
     delivered: list[int] = field(default_factory=list)
-    tended: list[str] = field(default_factory=list)  # "beat", "ask", "hung up"
 
     def __post_init__(self) -> None:
         if self.seats and self.holder == Holder():
@@ -63,14 +59,8 @@ class FakePhone:
         self.delivered.append(version)
         self.last_version = version
 
-    async def beat(self, ask: bool = False) -> None:
-        self.sent_at = time.monotonic()
-        if ask:
-            self.asked_at = self.sent_at
-        self.tended.append("ask" if ask else "beat")
-
-    async def hang_up(self) -> None:
-        self.tended.append("hung up")
+    async def beat(self) -> None:
+        pass
 
     def held_in(self, state: TableState) -> tuple[int, ...]:
         return tuple(state.held_by(self.holder))
@@ -616,45 +606,3 @@ async def test_a_change_on_the_loop_is_sent_before_its_caller_goes_on() -> None:
     for _ in range(3):
         await asyncio.sleep(0)
     assert full.sent == [8] and after.sent == [8]
-
-
-def test_a_phone_that_says_nothing_is_asked_and_hung_up_on_if_it_stays_silent(
-    settings,
-) -> None:
-    """A phone's socket can die without closing (a flat battery): the hub asks a phone that
-    said nothing for four rounds, and hangs up on one that said nothing since. A phone that
-    speaks, as one at a game in play does every few seconds, is never asked."""
-    settings.TOEPEN_HEARTBEAT_SECONDS = 1.0
-    now = time.monotonic()
-    rounds = hub.SILENT_ROUNDS
-    phones = {
-        # heard a moment ago, and sent to a moment ago: nothing to say
-        "playing": FakePhone(1, heard_at=now - 1, sent_at=now),
-        # heard lately, but nothing sent to it for a while: the plain beat
-        "waiting": FakePhone(1, heard_at=now - 1, sent_at=now - 1),
-        # silent for longer than the rounds, never asked
-        "silent": FakePhone(1, heard_at=now - rounds - 1, sent_at=now),
-        # asked once, answered, and silent for the rounds again: asked again
-        "answered": FakePhone(1, heard_at=now - rounds - 1, asked_at=now - rounds - 2),
-        # asked, silent since, and still within its rounds to answer: only beaten
-        "asked": FakePhone(1, heard_at=now - rounds - 2, asked_at=now - 1, sent_at=now - 1),
-        # asked, and silent for the rounds since: gone
-        "gone": FakePhone(1, heard_at=now - 2 * rounds - 2, asked_at=now - rounds - 1),
-    }
-
-    async def tend_all() -> None:
-        for phone in phones.values():
-            await hub._tend(phone)
-
-    asyncio.run(tend_all())
-    assert {name: phone.tended for name, phone in phones.items()} == {
-        "playing": [],
-        "waiting": ["beat"],
-        "silent": ["ask"],
-        "answered": ["ask"],
-        "asked": ["beat"],
-        "gone": ["hung up"],
-    }
-    # Asked this round: the next round does not ask again, and hangs up only after the rounds.
-    asyncio.run(tend_all())
-    assert phones["silent"].tended == ["ask"]

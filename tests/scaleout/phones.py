@@ -193,8 +193,7 @@ class Phone:
             fresh = True
             try:
                 async for message in ws:
-                    if self._heard(str(message)):
-                        await ws.send('{"type":"here"}')  # as static/js/table.js answers
+                    self._heard(str(message))
                     if fresh and self.views:
                         fresh = False
                         await self._resend()
@@ -205,16 +204,14 @@ class Phone:
                 down_since = time.monotonic()
                 self.signal.fire()
 
-    def _heard(self, frame: str) -> bool:
-        """Take in a frame; True when the server asks this phone to answer (a beat with
-        "ask": the phone had been silent, games/live/hub.py)."""
+    def _heard(self, frame: str) -> None:
         if frame.startswith("{"):
             # Not a view: the server took an action ({"ack": id}), or its heartbeat.
             word = json.loads(frame)
             if self.pending is not None and word.get("ack") == self.pending.get("id"):
                 self.pending = None
             self.signal.fire()
-            return bool(word.get("ask"))
+            return
         view = parse_view(frame, time.perf_counter())
         if view is None:
             self.errors.append(frame)
@@ -225,7 +222,6 @@ class Phone:
             if self.pending is not None and view.version > self.pending_after:
                 self.pending = None
         self.signal.fire()
-        return False
 
     async def _resend(self) -> None:
         """After a reconnect: the action sent before may or may not have reached the old

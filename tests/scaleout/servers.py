@@ -35,19 +35,8 @@ SUPPORTED = ("daphne", "uvicorn")
 
 
 # uvicorn's options in production (README, "Which server"): the lifespan protocol starts the
-# table clock with the server (toepen_site/asgi.py); views go uncompressed, as under daphne;
-# no keepalive pings (0 turns them off in the sans-I/O protocol named here; the hub asks the
-# phones that fell silent instead, games/live/hub.py).
-UVICORN = [
-    "--lifespan",
-    "on",
-    "--ws",
-    "websockets-sansio",
-    "--ws-per-message-deflate",
-    "false",
-    "--ws-ping-interval",
-    "0",
-]
+# table clock with the server (toepen_site/asgi.py); views go uncompressed, as under daphne.
+UVICORN = ["--lifespan", "on", "--ws-per-message-deflate", "false"]
 # uvicorn with per-message compression (bench/live.py --compression; daphne has none).
 UVICORN_COMPRESSING = ["--ws-per-message-deflate", "true"]
 
