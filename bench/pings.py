@@ -18,9 +18,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
-import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -29,69 +28,39 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from _machine import machine
 from websockets.asyncio.client import connect
 
-from tests.scaleout.servers import UVICORN, free_port
+from tests.scaleout.servers import Daphne, base_env
 from toepen_site import allocator
-
-REPO = Path(__file__).resolve().parent.parent
-
-
-def server_cpu(pid: int) -> float:
-    """User and system CPU seconds of process `pid` so far."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def uvicorn_options(interval: float) -> list[str]:
-    """The production options with a ping interval (0: none; so in the sans-I/O protocol,
-    named here, which uvicorn picks by itself; the older one would ping without pause)."""
-    return [*UVICORN, "--ws", "websockets-sansio", "--ws-ping-interval", f"{interval:g}"]
 
 
 async def measure(sockets: int, interval: float, seconds: float) -> dict[str, float]:
-    port = free_port()
-    command = [
-        str(Path(sys.executable).with_name("uvicorn")),
-        "--host",
-        "127.0.0.1",
-        "--port",
-        str(port),
-        *uvicorn_options(interval),
-        "--no-access-log",
-        "--log-level",
-        "warning",
-        "bench.fanout_asgi:application",
-    ]
-    env = {
-        **os.environ,
-        **allocator.server_env(),  # mimalloc, as in production, where this Python has it
-        "FANOUT_RAW": "1",
-        "DJANGO_SETTINGS_MODULE": "toepen_site.settings",
-    }
-    server = subprocess.Popen(command, cwd=REPO, env=env)
-    clients = []
-    try:
-        for _ in range(100):
-            try:
-                clients.append(await connect(f"ws://127.0.0.1:{port}/ws/fanout/t0/"))
-                break
-            except OSError:
-                await asyncio.sleep(0.1)
-        for start in range(1, sockets, 200):
-            batch = range(start, min(start + 200, sockets))
-            clients += await asyncio.gather(
-                *(
-                    connect(f"ws://127.0.0.1:{port}/ws/fanout/t{n}/", ping_interval=None)
-                    for n in batch
+    # uvicorn reads its options from UVICORN_* too: the production command line, and these.
+    # 0 turns the pings off in the sans-I/O protocol (uvicorn's own pick, named here: the older
+    # one would ping without pause).
+    env = base_env(
+        FANOUT_RAW="1",
+        UVICORN_WS="websockets-sansio",
+        UVICORN_WS_PING_INTERVAL=f"{interval:g}",
+    )
+    with tempfile.TemporaryDirectory(prefix="toepen-pings-") as folder:
+        server = Daphne(
+            env, Path(folder) / "server.log", app="bench.fanout_asgi:application", server="uvicorn"
+        ).start()
+        clients = []
+        try:
+            for start in range(0, sockets, 200):
+                clients += await asyncio.gather(
+                    *(
+                        connect(f"ws://127.0.0.1:{server.port}/ws/fanout/t{n}/", ping_interval=None)
+                        for n in range(start, min(start + 200, sockets))
+                    )
                 )
-            )
-        await asyncio.sleep(max(interval, 1.0) + 1)  # past the connects' work
-        before, began = server_cpu(server.pid), time.monotonic()
-        await asyncio.sleep(seconds)
-        cpu, elapsed = server_cpu(server.pid) - before, time.monotonic() - began
-    finally:
-        await asyncio.gather(*(c.close() for c in clients), return_exceptions=True)
-        server.terminate()
-        server.wait(10)
+            await asyncio.sleep(max(interval, 1.0) + 1)  # past the connects' work
+            before, began = server.cpu_seconds(), time.monotonic()
+            await asyncio.sleep(seconds)
+            cpu, elapsed = server.cpu_seconds() - before, time.monotonic() - began
+        finally:
+            await asyncio.gather(*(c.close() for c in clients), return_exceptions=True)
+            server.stop()
     return {"interval": interval, "cpu_ms_per_s": round(1000 * cpu / elapsed, 1)}
 
 
