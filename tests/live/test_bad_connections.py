@@ -164,3 +164,41 @@ def test_a_signed_in_page_while_the_database_is_down_is_a_503_too(
     assert "Try again in a moment" in response.content.decode()
     assert not errors_in(caplog)
     assert klaver.club.__class__.objects.filter(name="Nieuwe club").count() == 0
+
+
+# -- the guard itself: what it adds after what the phone was already sent -----------------------
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("before", "added"),
+    [
+        ([], [{"type": "websocket.accept"}, {"type": "websocket.close", "code": 1013}]),
+        ([{"type": "websocket.accept"}], [{"type": "websocket.close", "code": 1013}]),
+        (
+            [{"type": "websocket.accept"}, {"type": "websocket.send", "text": "<div></div>"}],
+            [{"type": "websocket.close", "code": 1013}],
+        ),
+        ([{"type": "websocket.accept"}, {"type": "websocket.close", "code": 1000}], []),
+    ],
+)
+async def test_the_guard_closes_a_phone_once_whatever_it_was_sent_before_the_database_failed(
+    before: list[dict[str, Any]], added: list[dict[str, Any]], caplog: pytest.LogCaptureFixture
+) -> None:
+    from django.db import OperationalError
+
+    from toepen_site.unavailable import DatabaseDownGuard
+
+    sent: list[dict[str, Any]] = []
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    async def inner(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        for message in before:
+            await send(message)
+        raise OperationalError("the database is gone")
+
+    await DatabaseDownGuard(inner)({"type": "websocket", "path": "/ws/"}, None, send)
+    assert sent == [*before, *added]
+    assert any("database" in message for message in warnings_in(caplog))
