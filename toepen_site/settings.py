@@ -200,11 +200,10 @@ else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 
 # The cache holds allauth's rate-limit counters: per process by default, shared through Redis
-# when REDIS_URL is set, so several server processes count login failures together.
+# when REDIS_URL is set, so several server processes count login failures together (through
+# one client a process, not one a request: toepen_site/cache.py).
 if REDIS_URL:
-    CACHES = {
-        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
-    }
+    CACHES = {"default": {"BACKEND": "toepen_site.cache.SharedRedisCache", "LOCATION": REDIS_URL}}
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 

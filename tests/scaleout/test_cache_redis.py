@@ -1,0 +1,84 @@
+"""The Redis cache of the scale-out set-up (toepen_site/cache.py) on a real Redis: one client a
+process, however many requests and phones ask for the cache, and counts that stay exact when
+threads share it."""
+
+from __future__ import annotations
+
+import contextvars
+import threading
+from typing import Any
+
+import redis
+from django.core.cache import CacheHandler
+
+from tests.scaleout.servers import RedisDatabase, base_env, run
+from toepen_site.cache import SharedRedisCache
+
+
+def connections_to(redis_db: RedisDatabase) -> int:
+    """How many connections Redis holds open to the claimed database (this one's excluded)."""
+    client = redis.Redis.from_url(redis_db.url)
+    try:
+        return sum(1 for c in client.client_list() if c["db"] == str(redis_db.number)) - 1
+    finally:
+        client.close()
+
+
+def handler(redis_db: RedisDatabase) -> CacheHandler:
+    return CacheHandler(
+        {"default": {"BACKEND": "toepen_site.cache.SharedRedisCache", "LOCATION": redis_db.url}}
+    )
+
+
+def test_every_context_asking_for_the_cache_shares_one_connection(redis_db) -> None:
+    """Django makes a cache object per context (each request, each websocket under ASGI): every
+    one of them uses the process's one client, and Redis sees no connection more for each."""
+    caches = handler(redis_db)
+    before = connections_to(redis_db)
+    kept: list[Any] = []  # every context's cache alive at once, as open sockets keep theirs
+
+    def take_a_slot(n: int) -> None:
+        cache = caches["default"]
+        kept.append(cache)
+        cache.add(f"slot:{n}", 0, 60)
+        assert cache.incr(f"slot:{n}") == 1
+
+    for n in range(40):
+        contextvars.Context().run(take_a_slot, n)
+    assert len({id(cache) for cache in kept}) == 40  # Django's own per-context objects
+    assert len({id(cache._cache) for cache in kept}) == 1
+    assert connections_to(redis_db) - before <= 1
+
+
+def test_counts_from_many_threads_at_once_are_exact(redis_db) -> None:
+    """The shared client under the server's worker threads: no count lost, none doubled."""
+    cache = SharedRedisCache(redis_db.url, {})
+    cache.set("count", 0, 60)
+    start = threading.Barrier(8)
+
+    def count() -> None:
+        start.wait()
+        for _ in range(50):
+            handler(redis_db)["default"].incr("count")
+
+    threads = [threading.Thread(target=count) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert cache.get("count") == 400
+    assert connections_to(redis_db) <= 8  # a pool's connections, at most one a thread
+
+
+def test_the_scale_out_settings_use_the_shared_cache(redis_db) -> None:
+    shown = run(
+        [
+            "manage.py",
+            "shell",
+            "--no-imports",
+            "-c",
+            "from django.core.cache import cache; print(type(cache._cache).__name__)",
+        ],
+        base_env(REDIS_URL=redis_db.url, DJANGO_SECRET_KEY="test"),
+    )
+    assert shown.strip().splitlines()[-1] == "SharedRedisCacheClient"
