@@ -92,11 +92,13 @@ class Recorder:
     latencies: list[float] = field(default_factory=list)
     lost: int = 0
     errors: int = 0
+    taken: int = 0  # every action answered, measuring or not
 
     def reset(self) -> None:
         self.latencies, self.lost, self.errors = [], 0, 0
 
     def add(self, ms: float) -> None:
+        self.taken += 1
         if self.measuring:
             self.latencies.append(ms)
 
@@ -382,7 +384,18 @@ class Ramp:
             self.tables += batch
 
     async def measure(self, count: int) -> dict[str, Any]:
+        # The phones this step connects, timed with the servers' CPU: what a handshake costs
+        # (the session, the seat, the first view), as a restart's phones coming back pay it.
+        # The tables connected before them play meanwhile: their actions' CPU, at this step's
+        # CPU an action, is taken off.
+        joining = 4 * max(0, count - len(self.tables))
+        connect_cpu = sum(s.cpu_seconds() for s in self.servers)
+        connect_actions = self.recorder.taken
+        connect_started = time.perf_counter()
         await self.resize(count)
+        connect_s = time.perf_counter() - connect_started
+        connect_cpu = sum(s.cpu_seconds() for s in self.servers) - connect_cpu
+        connect_actions = self.recorder.taken - connect_actions
         # The clients' objects set aside from the collector, as the servers set theirs
         # (toepen_site/asgi.py): a full pass over thousands of sockets held this loop 0.3 s at
         # 1,024 tables, and every action in flight counted it as the server's. What an earlier
@@ -430,6 +443,13 @@ class Ramp:
             "server_cpu": round(server_cpu / elapsed, 2),
             "client_cpu": round(client_cpu / elapsed, 2),
             "server_cpu_ms_per_action": round(1000 * server_cpu / len(ms), 2) if ms else None,
+            "connected": joining,
+            "connect_per_s": round(joining / connect_s) if joining else None,
+            "connect_cpu_ms_per_phone": (
+                round(1000 * (connect_cpu - connect_actions * server_cpu / len(ms)) / joining, 2)
+                if joining and ms
+                else None
+            ),
             # Whatever else runs on the machine shows here (1-minute load average at the end).
             "loadavg": round(os.getloadavg()[0], 2),
             **STALLS.figures(),
