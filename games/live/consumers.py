@@ -31,11 +31,10 @@ from accounts.guests import SESSION_KEY as GUEST_SESSION_KEY
 from games import throttle
 from games.live import clock, hub
 from games.models import Seat, Table
-from games.services import tables
+from games.services import store, tables
 from games.services.access import Access, table_access
-from games.services.snapshots import read_state, view_state
+from games.services.snapshots import view_state
 from games.services.state import Holder, TableState
-from games.services.store import one_snapshot
 from games.services.tables import TableError
 from games.view.context import Shared, Viewer, choose_active, render_error, render_view
 
@@ -418,9 +417,12 @@ def _language_from_scope(scope: dict[str, Any]) -> str:
 def _access(code: str, holder: Holder, user: Any) -> tuple[int, Access] | None:
     """The table and what this connection may do there; None when it may not look at the
     table at all (neither a seat holder nor a member the table lets watch)."""
-    with one_snapshot():
-        table = Table.objects.select_related("club").filter(code=code).first()
-        if table is None:
-            return None
-        access = table_access(read_state(table), holder, user)
+    # The row and its seats, a statement each: who may look needs no hand (a process that has
+    # none of the table's yet replays it for the first view, not here) and no transaction
+    # around the two (a seat taken between them is as if taken a moment later, and the hub
+    # asks again at every render).
+    table = Table.objects.select_related("club").filter(code=code).first()
+    if table is None:
+        return None
+    access = table_access(TableState(table=table, seats=store.seats(table.pk)), holder, user)
     return (table.pk, access) if access.allowed else None
