@@ -80,7 +80,7 @@ def read_state(table: Table) -> TableState:
         if played is not None:
             _played.move_to_end(table.pk)
         snapshot = _views.get(table.pk)
-    version = (table.version, table.changed_at)
+    version = _version(table)
     if played is None or played.version != version:
         state = load_state(table)
         played = _Played(version, state.rubber, state.hand_row, state.hand, tuple(state.hand_seats))
@@ -120,7 +120,7 @@ def remember(state: TableState) -> None:
     query and no replay. Nothing may change it afterwards (the next change copies it)."""
     table = state.table
     played = _Played(
-        (table.version, table.changed_at),
+        _version(table),
         state.rubber,
         state.hand_row,
         state.hand,
@@ -182,10 +182,15 @@ def view_state(table_id: int, at_least: int | None = None) -> TableState:
     return state
 
 
+def _version(table: Table) -> tuple[int, datetime]:
+    """Which version of the table `table`'s row holds: its number with the moment of the change,
+    so never another table's (as `_Played` keeps it)."""
+    return (table.version, table.changed_at)
+
+
 def _current(state: TableState, table: Table) -> bool:
-    """`state` is the version `table`'s row (just read) holds (the moment a change makes, too,
-    never another table's, as `_Played`'s)."""
-    return (state.table.version, state.table.changed_at) == (table.version, table.changed_at)
+    """`state` is the version `table`'s row (just read) holds."""
+    return _version(state.table) == _version(table)
 
 
 def editable_copy(shared: TableState) -> TableState:
