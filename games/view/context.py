@@ -93,7 +93,7 @@ def due_table_seats(state: TableState) -> list[int]:
 class Shared(dict[str, Any]):
     """What the views of one version share, built by the first of them and reused by the rest
     (one render pass over a process's phones): the moment they are rendered at, the script
-    prefix and URL conf of the forms' addresses, the public part of the context, and pieces of
+    prefix and URL conf of the forms' addresses, the public part of the context, and the felt's
     markup by language. Never the cards of a hand."""
 
 
@@ -279,8 +279,8 @@ def _public_context(
         "rules": state.rules,
         "due": due,
         "players": players,
-        "lives_by_seat": {p["index"]: p["lives"] for p in players},
-        "in_hand_seats": {p["index"] for p in players if p["in_hand"] and not p["folded"]},
+        "lives_by_seat": {p.seat: p.lives for p in players},
+        "in_hand_seats": {p.seat for p in players if p.in_hand and not p.folded},
         "stake": observation.stake if observation is not None else None,
         "trick": trick,
         "last_trick": last_trick,
@@ -312,49 +312,74 @@ def _public_context(
     }
 
 
+class PlayerView(NamedTuple):
+    """One player's place at the table, as every phone sees it (her seat's own class aside). A
+    hashable value: its markup is kept from one version to the next (games.view.html), where
+    an action changes one or two of a table's players."""
+
+    seat: int
+    name: str
+    free: bool
+    bot: str  # a computer player's level ("easy", ...), "" for a person
+    away: bool
+    # Away from the table by her own word (rules.md 3.8): "break" or "round".
+    away_reason: str
+    back_at_deal: bool
+    due: bool
+    lives: int | None
+    strokes: tuple[bool, ...]
+    in_hand: bool = False
+    folded: bool = False
+    dealer: bool = False
+    knocks: int = 0
+    announcement: str | None = None
+    poor: bool = False
+    open_hand: tuple[CardView, ...] = ()
+
+
 def _player(
     state: TableState,
     seat: Seat,
     observation: Observation | None,
     due: list[int],
     away: set[int],
-) -> dict[str, Any]:
-    player: dict[str, Any] = {
-        "index": seat.index,
-        "strokes": (),
-        "name": seat.name,
-        "free": seat.is_free,
-        "bot": seat.bot_level,  # a computer player's level ("easy", ...), "" for a person
-        "away": seat.index in away,
-        # Away from the table by her own word (rules.md 3.8): "break" or "round".
-        "away_reason": seat.away,
-        "back_at_deal": seat.back_at_deal,
-        "due": seat.index in due,
-        "lives": _rubber_lives(state, seat.index),
-        "in_hand": False,
-        "folded": False,
-        "dealer": False,
-        "knocks": 0,
-        "announcement": None,
-        "poor": False,
-        "open_hand": [],
-    }
-    player["strokes"] = _strokes(player["lives"])
-    hand_seat = state.hand_seat(seat.index)
+) -> PlayerView:
+    index = seat.index
+    hand_seat = state.hand_seat(index)
     if observation is None or hand_seat is None:
-        return player
-    player.update(
-        lives=observation.lives[hand_seat],
-        in_hand=True,
-        folded=hand_seat in observation.folded,
-        dealer=observation.dealer == hand_seat,
-        knocks=observation.knocks[hand_seat],
-        announcement=observation.announcements.get(hand_seat),
-        poor=hand_seat in observation.poor,
-        open_hand=[card_view(card) for card in observation.open_hands.get(hand_seat, ())],
+        lives = _rubber_lives(state, index)
+        return PlayerView(
+            index,
+            seat.name,
+            seat.is_free,
+            seat.bot_level,
+            index in away,
+            seat.away,
+            seat.back_at_deal,
+            index in due,
+            lives,
+            _strokes(lives),
+        )
+    lives = observation.lives[hand_seat]
+    return PlayerView(
+        index,
+        seat.name,
+        seat.is_free,
+        seat.bot_level,
+        index in away,
+        seat.away,
+        seat.back_at_deal,
+        index in due,
+        lives,
+        _strokes(lives),
+        True,
+        hand_seat in observation.folded,
+        observation.dealer == hand_seat,
+        observation.knocks[hand_seat],
+        observation.announcements.get(hand_seat),
+        hand_seat in observation.poor,
+        tuple(card_view(card) for card in observation.open_hands.get(hand_seat, ())),
     )
-    player["strokes"] = _strokes(player["lives"])
-    return player
 
 
 @functools.cache

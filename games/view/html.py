@@ -147,8 +147,8 @@ def live_html(c: dict[str, Any], csrf_token: str = "") -> str:
         f' data-out="{1 if c["out"] else 0}" data-paused="{1 if c["paused"] else 0}"'
         + (f' data-ack="{_e(c["ack"])}">' if c["ack"] else ">")
     )
-    # The felt and the players are the same on every phone (but for which players are the
-    # phone's own): phones rendered together (`c["shared"]`) write them once per language.
+    # The felt is the same on every phone: phones rendered together (`c["shared"]`) write it
+    # once per language. (The players are kept longer, by `_player`.)
     shared = c.get("shared")
     language = _rendering.language
     felt: str | None
@@ -161,7 +161,7 @@ def live_html(c: dict[str, Any], csrf_token: str = "") -> str:
     return "".join(
         (
             root,
-            _players(c, shared, language),
+            _players(c, language),
             felt,
             _sheet(c),
             _hand(c),
@@ -171,49 +171,48 @@ def live_html(c: dict[str, Any], csrf_token: str = "") -> str:
     )
 
 
-def _players(c: dict[str, Any], shared: dict[Any, Any] | None, language: str) -> str:
+def _players(c: dict[str, Any], language: str) -> str:
     turn_text = _("answers") if c["awaiting_names"] else _("to play")
     items = [f'<ol id="table-players" class="players" data-count="{len(c["players"])}">']
     seats = c["viewer_seats"]
     for p in c["players"]:
-        key = ("player", language, p["index"])
-        place: tuple[str, str] | None = shared.get(key) if shared is not None else None
-        if place is None:
-            place = _player(p, turn_text)
-            if shared is not None:
-                shared[key] = place
-        classes, rest = place
-        mine = " is-mine" if p["index"] in seats else ""
+        classes, rest = _player(p, turn_text, language)
+        mine = " is-mine" if p.seat in seats else ""
         items.append(f'<li class="{classes}{mine}"{rest}')
     items.append("</ol>")
     return "".join(items)
 
 
-def _player(p: dict[str, Any], turn_text: str) -> tuple[str, str]:
-    """One player's place at the table, as every phone sees it: the classes of its `<li>` and
-    the rest of it after them (the phone's own player gets one class more)."""
+# Kept from one version to the next: an action changes one or two of a table's players, so most
+# of a pass's players are found here, and the rest are written once for all its phones. Room
+# for the players of 4,096 tables of four in one language.
+@functools.lru_cache(maxsize=16_384)
+def _player(p: Any, turn_text: str, language: str) -> tuple[str, str]:
+    """One player's place at the table (a `games.view.context.PlayerView`), as every phone sees
+    it in `language` (the one being rendered in): the classes of its `<li>` and the rest of it
+    after them (the phone's own player gets one class more)."""
     classes = "player"
-    if p["due"]:
+    if p.due:
         classes += " is-due"
-    if p["folded"]:
+    if p.folded:
         classes += " is-folded"
-    lives = p["lives"]
+    lives = p.lives
     count = lives or 0
     lives_label = ngettext("%(lives)s life", "%(lives)s lives", count) % {"lives": count}
-    strokes = _strokes_html(p["strokes"])
-    name = _e(_("free seat")) if p["free"] else _e(p["name"])
-    knocks = p["knocks"]
+    strokes = _strokes_html(p.strokes)
+    name = _e(_("free seat")) if p.free else _e(p.name)
+    knocks = p.knocks
     knocked = ngettext("knocked once", "knocked %(knocks)s×", knocks) if knocks else ""  # noqa: RUF001
-    call = p["announcement"]
+    call = p.announcement
     shown = (  # (its colour, its words): shown when it has words
-        ("turn", turn_text if p["due"] else ""),
-        ("quiet", _bot_words(p["bot"])),
-        ("quiet", _("dealer") if p["dealer"] else ""),
+        ("turn", turn_text if p.due else ""),
+        ("quiet", _bot_words(p.bot)),
+        ("quiet", _("dealer") if p.dealer else ""),
         ("away", _away_words(p)),
-        ("", _("poor") if p["poor"] else ""),
+        ("", _("poor") if p.poor else ""),
         ("call", _("whistles") if call == "whistle" else _("stands") if call == "stand" else ""),
-        ("folded", _("folded") if p["folded"] else ""),
-        ("out", _("out") if lives == 0 and not p["free"] else ""),
+        ("folded", _("folded") if p.folded else ""),
+        ("out", _("out") if lives == 0 and not p.free else ""),
         ("knock", knocked % {"knocks": knocks} if knocks else ""),
     )
     badges = [
@@ -222,12 +221,12 @@ def _player(p: dict[str, Any], turn_text: str) -> tuple[str, str]:
         if text
     ]
     open_hand = ""
-    if p["open_hand"]:
-        cards = "".join(card_html(card) for card in p["open_hand"])
+    if p.open_hand:
+        cards = "".join(card_html(card) for card in p.open_hand)
         open_hand = f'<span class="open-hand">{cards}</span>'
     return classes, (
-        f' data-seat="{p["index"]}" data-lives="{_opt(lives)}">'
-        f'<span class="player-name" title="{_e(p["name"])}">{name}</span>'
+        f' data-seat="{p.seat}" data-lives="{_opt(lives)}">'
+        f'<span class="player-name" title="{_e(p.name)}">{name}</span>'
         f'<span class="lives slate" role="img" aria-label="{_e(lives_label)}">{strokes}'
         f"<b>{NO_LIVES if lives is None else lives}</b></span>"
         f'<span class="badges">{"".join(badges)}</span>{open_hand}</li>'
@@ -251,13 +250,13 @@ def _bot_words(level: str) -> str:
     return _("computer · %(level)s") % {"level": names[level]}
 
 
-def _away_words(p: dict[str, Any]) -> str:
+def _away_words(p: Any) -> str:
     """Why a player is away, as her badge says it; "" while she is at the table."""
-    if p["away_reason"] == "break":
+    if p.away_reason == "break":
         return _("on a break")
-    if p["away_reason"] == "round":
-        return _("back next hand") if p["back_at_deal"] else _("buying a round")
-    return _("away") if p["away"] else ""
+    if p.away_reason == "round":
+        return _("back next hand") if p.back_at_deal else _("buying a round")
+    return _("away") if p.away else ""
 
 
 def _countdown(seconds: int | None) -> str:

@@ -116,6 +116,29 @@ def test_views_rendered_together_are_the_views_rendered_alone():
         assert any(key[0] == "felt" for key in shared if isinstance(key, tuple))
 
 
+def test_a_players_place_kept_from_an_earlier_version_is_her_place_now():
+    """The players' markup is kept from one version to the next (games.view.html `_player`), by
+    all a player shows: a view written with what earlier versions left is the view written
+    from nothing, whatever changed (cards played, knocks, folds, a player away, a language)."""
+    names = ["Anne", "Bart", "Cor", "Dieuwke"]
+    rng = random.Random(11)
+    found = 0
+    for steps in range(0, 30, 2):
+        state = _state(names, actions=steps, rng=rng)
+        state.seats[2].away = ("", "break", "round")[steps % 3]
+        state.seats[2].back_at_deal = steps % 4 == 0
+        for language in ("en", "nl"):
+            for viewer in (Viewer(seats=(0,), active=0), Viewer(seats=(1, 2), active=2)):
+                with translation.override(language):
+                    before = view_html._player.cache_info().hits
+                    kept = render_view(state, viewer)
+                    found += view_html._player.cache_info().hits - before
+                    view_html._player.cache_clear()
+                    fresh = render_view(state, viewer)
+                assert kept == fresh, (steps, language, viewer)
+    assert found > 0  # the views above did reuse what earlier ones had written
+
+
 def _frames_offered(view: str) -> set[str]:
     """Every action a view lets its phone send (buttons, cards, the swipe's fold), as JSON."""
     values = re.findall(r"hx-vals='([^']*)'", view) + re.findall(r"data-fold='([^']*)'", view)
