@@ -7,6 +7,7 @@ import html
 import json
 import random
 import re
+from dataclasses import replace
 from datetime import timedelta
 from html import unescape
 
@@ -14,7 +15,7 @@ from django.utils import timezone, translation
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from games.engine import HouseRules
+from games.engine import TOKENS, HouseRules, observe, parse_record
 from games.engine import table as table_rules
 from games.engine.rubber import Rubber as EngineRubber
 from games.models import PlayedHand, Rubber, Seat, Table
@@ -23,6 +24,7 @@ from games.view import html as view_html
 from games.view.context import Shared, Viewer, render_view
 from tests.engine.test_properties import dealt_hands
 from tests.engine.test_table_rules import walked
+from tests.engine.test_worked_records import RECORDS
 
 NASTY = "<img src=x onerror=alert(1)>\"'&"
 
@@ -144,6 +146,27 @@ def test_what_a_view_keeps_from_earlier_versions_is_what_it_would_write_now():
         assert kept == fresh, steps
     # The views above did reuse what earlier ones had written.
     assert all(found.values()), found
+
+
+def test_a_hand_played_open_shows_in_its_players_place_on_every_phone():
+    """A player whose dirty laundry was caught plays face up (rules.md, the laundry): her place
+    in every phone's strip shows her cards as the engine shows them to the table, and only
+    those, at each step, with the places kept from the step before."""
+    data = json.loads((RECORDS / "laundry-second-exchange-life-and-open-hand.json").read_text())
+    hand, actions = parse_record(data["record"])
+    state = _state(data["record"]["players"])
+    shown_open = False
+    for action in actions:
+        hand.apply(action)
+        state = replace(state, hand=hand.copy())
+        public = observe(state.hand, None).open_hands
+        for seat in range(4):
+            items = _player_items(render_view(state, Viewer(seats=(seat,), active=seat)))
+            for other, item in items.items():
+                cards = re.findall(r'data-card="([^"]+)"', item)
+                assert cards == [TOKENS[card] for card in public.get(other, ())], (action, other)
+                shown_open |= bool(cards)
+    assert shown_open  # the record does end with a hand played open
 
 
 def _frames_offered(view: str) -> set[str]:
