@@ -346,22 +346,7 @@ def _player(
 ) -> PlayerView:
     index = seat.index
     hand_seat = state.hand_seat(index)
-    if observation is None or hand_seat is None:
-        lives = _rubber_lives(state, index)
-        return PlayerView(
-            index,
-            seat.name,
-            seat.is_free,
-            seat.bot_level,
-            index in away,
-            seat.away,
-            seat.back_at_deal,
-            index in due,
-            lives,
-            _strokes(lives),
-        )
-    lives = observation.lives[hand_seat]
-    return PlayerView(
+    at_table = (
         index,
         seat.name,
         seat.is_free,
@@ -370,6 +355,13 @@ def _player(
         seat.away,
         seat.back_at_deal,
         index in due,
+    )
+    if observation is None or hand_seat is None:
+        lives = _rubber_lives(state, index)
+        return PlayerView(*at_table, lives, _strokes(lives))
+    lives = observation.lives[hand_seat]
+    return PlayerView(
+        *at_table,
         lives,
         _strokes(lives),
         True,
