@@ -5,10 +5,10 @@
 
 "night": a club whose first rubber winner of a night is Toepkoning, an open night, and two tables in
 it, each a member and two computer players, under rules where the last one standing wins (so a
-rubber has a winner and everyone else owes a round); both rubbers started. The members' sessions
+rubber has a winner and everyone else owes a round); no rubber started yet. The members' sessions
 hold their seats: a page of theirs at the table keeps them there, and their short turn clock plays
 for them. Prints one JSON line: session cookies, table codes (and whose), the night's address.
-"again": the next rubber at each table whose rubber is over.
+"again": a rubber at each table that plays none (the first, or the next once one is over).
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def main(spec: dict[str, Any]) -> dict[str, Any]:
     if spec["do"] == "again":
         for code in spec["codes"]:
             table = Table.objects.get(code=code)
-            if table.status == Table.Status.RUBBER_OVER:
+            if table.status in (Table.Status.WAITING, Table.Status.RUBBER_OVER):
                 tables.start_rubber(table.pk, table.created_by)
         return {}
 
@@ -78,7 +78,6 @@ def main(spec: dict[str, Any]) -> dict[str, Any]:
             bots={1: "easy", 2: "easy"},
             holder_key=holder.key,
         )
-        tables.start_rubber(table.pk, user)
         out["codes"].append(table.code)
         out["tables"][name] = table.code
     out["night"] = f"/clubs/{club.slug}/nights/{night.pk}/"
