@@ -19,7 +19,9 @@ Set-ups: "embedded" is one server process on a SQLite file with the in-memory ch
 default); "scaleout" is two server processes on PostgreSQL and Redis, each table's clients split
 two and two over the processes, or with `--route table` all four at one process (as a proxy
 that routes a table's sockets by its code puts them, README "Which server"); `--processes 1`
-runs one process on PostgreSQL and Redis (the smallest production set-up). The load
+runs one process on PostgreSQL and Redis (the smallest production set-up). `--listen unix` has
+the servers listen on Unix sockets, as behind the proxy in production, and the clients connect
+there. The load
 generator is this process, on the same machine: on a 2-core machine it takes its share of the
 CPU. Loopback only; the servers, the databases it creates and the Redis database it claims are
 removed at the end. Ends with one JSON line.
@@ -46,7 +48,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from _machine import machine
-from websockets.asyncio.client import ClientConnection, connect
+from websockets.asyncio.client import ClientConnection, connect, unix_connect
 from websockets.exceptions import ConnectionClosed
 
 from tests.scaleout import phones
@@ -59,6 +61,7 @@ from tests.scaleout.servers import (
     base_env,
     migrate,
     seed,
+    unix_path,
 )
 from toepen_site import allocator
 
@@ -166,17 +169,18 @@ class Paced:
 ROUTE = "split"
 
 
-def ports_of(ports: list[int], table: int) -> list[int]:
+def servers_of(servers: list[Daphne], table: int) -> list[Daphne]:
+    """The server each of the table's four clients connects to."""
     if ROUTE == "table":
-        return [ports[table % len(ports)]] * 4
-    return [ports[seat % len(ports)] for seat in range(4)]
+        return [servers[table % len(servers)]] * 4
+    return [servers[seat % len(servers)] for seat in range(4)]
 
 
 # -- the app ------------------------------------------------------------------------------------
 
 
 class AppTable:
-    def __init__(self, info: dict[str, Any], ports: list[int], recorder: Recorder) -> None:
+    def __init__(self, info: dict[str, Any], servers: list[Daphne], recorder: Recorder) -> None:
         self.signal = Signal()
         self.recorder = recorder
         self.rng = random.Random(info["id"])
@@ -186,11 +190,12 @@ class AppTable:
                 p["seat"],
                 p["session"],
                 info["code"],
-                port,
+                server.port,
                 self.signal,
                 keep=8,
+                unix=server.unix,
             )
-            for p, port in zip(info["phones"], ports_of(ports, info["id"]), strict=True)
+            for p, server in zip(info["phones"], servers_of(servers, info["id"]), strict=True)
         ]
         self.task: asyncio.Task[None] | None = None
 
@@ -280,9 +285,9 @@ def _first_after(phone: Phone, version: int) -> float:
 class FanoutTable:
     """Four clients of bench/fanout_asgi.py: seats take turns sending an action-sized frame."""
 
-    def __init__(self, number: int, ports: list[int], recorder: Recorder) -> None:
+    def __init__(self, number: int, servers: list[Daphne], recorder: Recorder) -> None:
         self.number = number
-        self.ports = ports
+        self.servers = servers
         self.recorder = recorder
         self.rng = random.Random(number)
         self.signal = Signal()
@@ -291,13 +296,13 @@ class FanoutTable:
         self.tasks: list[asyncio.Task[None]] = []
 
     async def start(self) -> None:
-        for seat, port in enumerate(ports_of(self.ports, self.number)):
-            ws = await connect(
-                f"ws://127.0.0.1:{port}/ws/fanout/t{self.number}/",
-                proxy=None,
-                compression=phones.COMPRESSION,
-                open_timeout=30,
-            )
+        for seat, server in enumerate(servers_of(self.servers, self.number)):
+            url = f"ws://127.0.0.1:{server.port}/ws/fanout/t{self.number}/"
+            options: dict[str, Any] = {"compression": phones.COMPRESSION, "open_timeout": 30}
+            if server.unix:
+                ws = await unix_connect(server.unix, url, **options)
+            else:
+                ws = await connect(url, proxy=None, **options)
             self.sockets.append(ws)
             self.tasks.append(asyncio.create_task(self._read(seat, ws)))
         self.tasks.append(asyncio.create_task(self.run()))
@@ -604,6 +609,7 @@ def start_servers(
     server: str = "daphne",
     compress: bool = False,
     parts: bool = False,
+    unix: bool = False,
 ) -> list[Daphne]:
     """`parts`: serve the app through bench/parts_asgi.py instead of `app`, each process
     writing its totals to the file its `BENCH_PARTS_FILE` names."""
@@ -616,7 +622,14 @@ def start_servers(
             env = setup.env
             if parts:
                 env = {**env, "BENCH_PARTS_FILE": str(workdir / f"{setup.name}-{label}-{i}.parts")}
-            process = Daphne(env, log_path, app=app, server=server, compress=compress)
+            process = Daphne(
+                env,
+                log_path,
+                app=app,
+                server=server,
+                compress=compress,
+                unix=unix_path() if unix else None,
+            )
             servers.append(process.start())
     except BaseException:
         for server in servers:
@@ -627,14 +640,19 @@ def start_servers(
 
 async def bench_fanout(setup: Setup, workdir: Path, args: argparse.Namespace) -> dict[str, Any]:
     servers = start_servers(
-        setup, "bench.fanout_asgi:application", workdir, "fanout", args.server, args.compression
+        setup,
+        "bench.fanout_asgi:application",
+        workdir,
+        "fanout",
+        args.server,
+        args.compression,
+        unix=args.listen == "unix",
     )
-    ports = [s.port for s in servers]
     try:
         recorder = Recorder()
 
         async def make(number: int) -> FanoutTable:
-            return FanoutTable(number, ports, recorder)
+            return FanoutTable(number, servers, recorder)
 
         ramp = Ramp("fanout", servers, make, args.seconds, args.warmup, recorder)
         return await ramp.run(args.steps, args.refine, args.retries)
@@ -652,8 +670,8 @@ async def bench_app(setup: Setup, workdir: Path, args: argparse.Namespace) -> di
         args.server,
         args.compression,
         parts=args.parts,
+        unix=args.listen == "unix",
     )
-    ports = [s.port for s in servers]
     seeded: list[dict[str, Any]] = []
     try:
         recorder = Recorder()
@@ -663,7 +681,7 @@ async def bench_app(setup: Setup, workdir: Path, args: argparse.Namespace) -> di
                 # Seeded in chunks by a separate process writing where the servers read.
                 more = max(8, len(seeded) // 2)
                 seeded.extend(await asyncio.to_thread(seed, setup.env, more, 30))
-            return AppTable(seeded[number], ports, recorder)
+            return AppTable(seeded[number], servers, recorder)
 
         ramp = Ramp("app", servers, make, args.seconds, args.warmup, recorder)
         if args.parts:
@@ -715,6 +733,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
                 "database": "sqlite" if name == "embedded" else "postgresql",
                 "channel_layer": "in-memory" if name == "embedded" else "redis",
                 "compression": phones.COMPRESSION,
+                "listen": args.listen,
                 "route": ROUTE if setup.processes > 1 else None,
                 "allocator": ALLOCATOR.get("PYTHONMALLOC", "pymalloc"),
                 "fanout": fanout,
@@ -755,6 +774,13 @@ def main() -> None:
         action="store_true",
         help="the clients offer per-message compression (permessage-deflate), as browsers do,"
         " and uvicorn accepts it (daphne never does)",
+    )
+    parser.add_argument(
+        "--listen",
+        choices=["tcp", "unix"],
+        default="tcp",
+        help="the servers listen on loopback ports, or on Unix sockets as behind the proxy in"
+        ' production (README, "Which server"); the clients connect there',
     )
     parser.add_argument(
         "--route",

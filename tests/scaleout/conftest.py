@@ -6,6 +6,7 @@ the tests that need them on a machine without them (tests.conftest.require_servi
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 from collections.abc import Callable, Iterator
@@ -29,6 +30,7 @@ from tests.scaleout.servers import (
     RedisDatabase,
     base_env,
     migrate,
+    unix_path,
 )
 
 Query = Callable[[str, tuple[Any, ...]], list[tuple[Any, ...]]]
@@ -72,17 +74,15 @@ class Cluster:
                 server.start()
 
 
-@pytest.fixture(scope="module", params=SUPPORTED)
-def cluster(
-    request: pytest.FixtureRequest,
-    postgres: PostgresDatabase,
-    redis_db: RedisDatabase,
-    tmp_path_factory: pytest.TempPathFactory,
+@contextlib.contextmanager
+def _cluster(
+    server: str, postgres: PostgresDatabase, redis_db: RedisDatabase, logs: Path, unix: bool
 ) -> Iterator[Cluster]:
-    logs = tmp_path_factory.mktemp(request.param)
     env = base_env(DATABASE_URL=postgres.url, REDIS_URL=redis_db.url, **CALM_TIMERS)
-    a = Daphne(env, logs / "a.log", server=request.param)
-    b = Daphne(env, logs / "b.log", server=request.param)
+    a, b = (
+        Daphne(env, logs / f"{name}.log", server=server, unix=unix_path() if unix else None)
+        for name in "ab"
+    )
     conn = postgres.connect()
     try:
         a.start()
@@ -96,6 +96,31 @@ def cluster(
         a.stop()
         b.stop()
         conn.close()
+
+
+@pytest.fixture(scope="module", params=SUPPORTED)
+def cluster(
+    request: pytest.FixtureRequest,
+    postgres: PostgresDatabase,
+    redis_db: RedisDatabase,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[Cluster]:
+    logs = tmp_path_factory.mktemp(request.param)
+    with _cluster(request.param, postgres, redis_db, logs, unix=False) as cluster:
+        yield cluster
+
+
+@pytest.fixture(scope="module", params=SUPPORTED)
+def unix_cluster(
+    request: pytest.FixtureRequest,
+    postgres: PostgresDatabase,
+    redis_db: RedisDatabase,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[Cluster]:
+    """The two processes on Unix sockets, as behind the proxy in production."""
+    logs = tmp_path_factory.mktemp(f"{request.param}-unix")
+    with _cluster(request.param, postgres, redis_db, logs, unix=True) as cluster:
+        yield cluster
 
 
 @dataclass
@@ -126,10 +151,15 @@ def embedded(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Embedde
         server.stop()
 
 
-async def seat_phones(table: dict[str, Any], ports: list[int], signal: Signal) -> Table:
-    """One phone per seat, seat i on ports[i], each with its first view."""
+async def seat_phones(
+    table: dict[str, Any], ports: list[int], signal: Signal, unix: str | None = None
+) -> Table:
+    """One phone per seat, seat i on ports[i] (or all on the Unix socket `unix`), each with its
+    first view."""
     phones = [
-        Phone(p["name"], p["seat"], p["session"], table["code"], ports[p["seat"]], signal)
+        Phone(
+            p["name"], p["seat"], p["session"], table["code"], ports[p["seat"]], signal, unix=unix
+        )
         for p in table["phones"]
     ]
     at_table = Table(phones, signal)

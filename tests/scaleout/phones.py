@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from websockets.asyncio.client import ClientConnection, connect
+from websockets.asyncio.client import ClientConnection, connect, unix_connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 
 LIVE_ROOT = re.compile(r'<div id="table-live"([^>]*)>')
@@ -119,6 +119,7 @@ class Phone:
     port: int
     signal: Signal
     reconnect_for: float = 30.0  # how long to keep trying after losing the server
+    unix: str | None = None  # the server's Unix socket, dialled instead of its port
     keep: int | None = None  # keep only the last views (a benchmark's long run)
     views: list[View] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
@@ -162,14 +163,15 @@ class Phone:
         return self
 
     async def _dial(self) -> ClientConnection:
-        return await connect(
-            self.url,
-            origin=f"http://127.0.0.1:{self.port}",  # type: ignore[arg-type]
-            additional_headers={"Cookie": f"sessionid={self.session}"},
-            proxy=None,
-            compression=COMPRESSION,
-            open_timeout=5,
-        )
+        options: dict[str, Any] = {
+            "origin": f"http://127.0.0.1:{self.port}",
+            "additional_headers": {"Cookie": f"sessionid={self.session}"},
+            "compression": COMPRESSION,
+            "open_timeout": 5,
+        }
+        if self.unix:
+            return await unix_connect(self.unix, self.url, **options)
+        return await connect(self.url, proxy=None, **options)
 
     async def _run(self) -> None:
         down_since = time.monotonic()

@@ -16,6 +16,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import uuid
@@ -39,20 +40,30 @@ SUPPORTED = ("daphne", "uvicorn")
 UVICORN = ["--lifespan", "on", "--ws-per-message-deflate", "false"]
 # uvicorn with per-message compression (bench/live.py --compression; daphne has none).
 UVICORN_COMPRESSING = ["--ws-per-message-deflate", "true"]
+# uvicorn on a Unix socket, the proxy its only client (README, "Which server"): the addresses
+# the proxy forwards are believed from whoever may open the socket.
+UVICORN_UNIX = ["--forwarded-allow-ips", "*", "--uds"]
 
 
-def server_command(server: str, app: str, port: int, compress: bool = False) -> list[str]:
+def server_command(
+    server: str, app: str, port: int, compress: bool = False, unix: str | None = None
+) -> list[str]:
     """The command line that serves `app` on 127.0.0.1:`port` with `server` (`compress`: with
-    per-message compression, where the server has it)."""
+    per-message compression, where the server has it; `unix`: on that Unix socket instead, as
+    behind the proxy in production)."""
     host = "127.0.0.1"
     if server == "daphne":
-        return [DAPHNE, "-b", host, "-p", str(port), app]
+        where = ["-u", unix] if unix else ["-b", host, "-p", str(port)]
+        return [DAPHNE, *where, app]
     binary = str(Path(sys.executable).with_name(server))
     if server == "uvicorn":
         # As the README runs it in production (its access log aside).
         quiet = ["--no-access-log", "--log-level", "warning"]
         options = [*UVICORN, *(UVICORN_COMPRESSING if compress else [])]
-        return [binary, "--host", host, "--port", str(port), *options, *quiet, app]
+        where = [*UVICORN_UNIX, unix] if unix else ["--host", host, "--port", str(port)]
+        return [binary, *where, *options, *quiet, app]
+    if unix:
+        raise ValueError(f"{server} is not run on a Unix socket here: daphne or uvicorn")
     if server == "granian":
         return [binary, "--interface", "asgi", "--host", host, "--port", str(port), app]
     if server == "hypercorn":
@@ -86,6 +97,22 @@ def port_open(port: int, host: str = "127.0.0.1") -> bool:
             return True
     except OSError:
         return False
+
+
+def unix_open(path: str) -> bool:
+    try:
+        with socket.socket(socket.AF_UNIX) as sock:
+            sock.settimeout(0.5)
+            sock.connect(path)
+            return True
+    except OSError:
+        return False
+
+
+def unix_path() -> str:
+    """A fresh path for a server's Unix socket: short, as the system's limit on such a path is
+    about a hundred bytes, and a test's own directory can be longer."""
+    return os.path.join(tempfile.gettempdir(), f"toepen-{uuid.uuid4().hex[:12]}.sock")
 
 
 def base_env(**extra: str) -> dict[str, str]:
@@ -245,17 +272,30 @@ class Daphne:
     port: int = field(default_factory=free_port)
     server: str = "daphne"
     compress: bool = False  # per-message compression where the server has it
+    unix: str | None = None  # listen on this Unix socket (unix_path()) instead of the port
     proc: subprocess.Popen[bytes] | None = None
     starts: int = 0
+
+    @property
+    def address(self) -> str:
+        """Where it listens, as nginx names an upstream server."""
+        return f"unix:{self.unix}" if self.unix else f"127.0.0.1:{self.port}"
+
+    def listening(self) -> bool:
+        return unix_open(self.unix) if self.unix else port_open(self.port)
 
     def start(self, timeout: float = 30) -> Daphne:
         assert self.proc is None or self.proc.poll() is not None, "already running"
         self.starts += 1
+        if self.unix:
+            # A killed server leaves its socket's file behind; daphne would not bind over it.
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self.unix)
         with open(self.log_path, "ab") as log:
-            log.write(f"\n--- start {self.starts} on port {self.port} ---\n".encode())
+            log.write(f"\n--- start {self.starts} on {self.address} ---\n".encode())
             log.flush()
             self.proc = subprocess.Popen(
-                server_command(self.server, self.app, self.port, self.compress),
+                server_command(self.server, self.app, self.port, self.compress, self.unix),
                 cwd=REPO,
                 env={**allocator.server_env(), **self.env},
                 stdout=log,
@@ -263,7 +303,7 @@ class Daphne:
                 start_new_session=True,
             )
         deadline = time.monotonic() + timeout
-        while not port_open(self.port):
+        while not self.listening():
             if self.proc.poll() is not None:
                 raise RuntimeError(f"{self.server} exited at start:\n{self.log()[-3000:]}")
             if time.monotonic() > deadline:
@@ -304,6 +344,9 @@ class Daphne:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait(timeout=5)
+        if self.unix:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self.unix)
 
     def rss_kib(self) -> int:
         """Resident memory now (VmRSS), of the process and its children (a server such as

@@ -4,29 +4,40 @@ killed mid-hand and started again loses nothing, and its phones carry on."""
 from __future__ import annotations
 
 import asyncio
+import os
 import random
+
+import pytest
 
 from tests.scaleout.conftest import Embedded, assert_one_story, close_all, seat_phones, stored_hand
 from tests.scaleout.phones import Signal
-from tests.scaleout.servers import seed
+from tests.scaleout.servers import seed, unix_path
 
 
-async def test_a_server_restart_loses_nothing(embedded: Embedded) -> None:
+@pytest.mark.parametrize("listen", ["port", "unix"])
+async def test_a_server_restart_loses_nothing(embedded: Embedded, listen: str) -> None:
+    """On a port, or on a Unix socket as behind the proxy in production: there the killed
+    server's socket file is still on disk when it starts again."""
+    server = embedded.server
+    if listen == "unix":
+        await asyncio.to_thread(server.stop)
+        server.unix = unix_path()
+        await asyncio.to_thread(server.start)
     (info,) = await asyncio.to_thread(seed, embedded.env)
-    port = embedded.server.port
-    table = await seat_phones(info, [port] * 4, Signal())
+    table = await seat_phones(info, [server.port] * 4, Signal(), unix=server.unix)
     rng = random.Random(4)
     try:
         await table.play(rng, 5)
         acted = await table.step(rng)
         assert acted is not None
         _, version = acted
-        await asyncio.to_thread(embedded.server.kill)
+        await asyncio.to_thread(server.kill)
         await table.signal.until(
             lambda: not any(p.connected for p in table.phones), 5, "the phones to notice"
         )
+        assert server.unix is None or os.path.exists(server.unix)
 
-        await asyncio.to_thread(embedded.server.start)
+        await asyncio.to_thread(server.start)
         # The action may have been written and every phone shown it before the kill: then the
         # views alone do not say the phones are back.
         await table.signal.until(

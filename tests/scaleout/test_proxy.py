@@ -1,5 +1,6 @@
 """The documented proxy in front of two server processes (deploy/nginx/, README "Which server"):
-nginx with the project's own configuration files, only the ports its test's.
+nginx with the project's own configuration files, only its port and the processes' Unix
+sockets the test's.
 
 Every socket of one table reaches one process (the one its code picks), so that process renders
 each change once and fires the table's deadlines; the tables spread over both processes; a hand
@@ -50,13 +51,14 @@ http {{
 
 
 @pytest.fixture
-def proxy(cluster: Cluster, tmp_path: Path) -> Iterator[tuple[int, Path]]:
-    """nginx on a free port before the cluster's two processes; its port and access log."""
+def proxy(unix_cluster: Cluster, tmp_path: Path) -> Iterator[tuple[int, Path]]:
+    """nginx on a free port before the cluster's two processes, which listen on Unix sockets
+    as in production; its port and access log."""
     require_service("nginx", Path(NGINX).exists())
-    cluster.ensure_running()
+    unix_cluster.ensure_running()
     port = free_port()
     (tmp_path / "toepen-servers.conf").write_text(
-        f"server 127.0.0.1:{cluster.a.port};\nserver 127.0.0.1:{cluster.b.port};\n"
+        f"server {unix_cluster.a.address};\nserver {unix_cluster.b.address};\n"
     )
     config = tmp_path / "nginx.conf"
     config.write_text(CONFIG.format(dir=tmp_path, repo=REPO, port=port))
@@ -94,10 +96,11 @@ def routed(access_log: Path) -> dict[str, set[str]]:
 
 
 async def test_a_tables_sockets_reach_one_process_and_tables_spread(
-    cluster: Cluster, proxy: tuple[int, Path]
+    unix_cluster: Cluster, proxy: tuple[int, Path]
 ) -> None:
+    cluster = unix_cluster
     port, access_log = proxy
-    servers = {f"127.0.0.1:{cluster.a.port}", f"127.0.0.1:{cluster.b.port}"}
+    servers = {cluster.a.address, cluster.b.address}
     infos: list[dict] = []
     # Tables by a dozen until both processes serve some: the codes are random and the ring of
     # the consistent hash is not split half and half (two ports' points), so a dozen tables
@@ -121,8 +124,9 @@ async def test_a_tables_sockets_reach_one_process_and_tables_spread(
 
 
 async def test_a_hand_played_through_the_proxy_reaches_every_phone(
-    cluster: Cluster, proxy: tuple[int, Path]
+    unix_cluster: Cluster, proxy: tuple[int, Path]
 ) -> None:
+    cluster = unix_cluster
     port, _ = proxy
     (info,) = await asyncio.to_thread(seed, cluster.env)
     table = await seat_phones(info, [port] * 4, Signal())
