@@ -287,10 +287,7 @@ class Daphne:
     def start(self, timeout: float = 30) -> Daphne:
         assert self.proc is None or self.proc.poll() is not None, "already running"
         self.starts += 1
-        if self.unix:
-            # A killed server leaves its socket's file behind; daphne would not bind over it.
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(self.unix)
+        self._remove_socket()  # a killed server leaves it behind; daphne would not bind over it
         with open(self.log_path, "ab") as log:
             log.write(f"\n--- start {self.starts} on {self.address} ---\n".encode())
             log.flush()
@@ -344,6 +341,10 @@ class Daphne:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait(timeout=5)
+        self._remove_socket()
+
+    def _remove_socket(self) -> None:
+        """The Unix socket's file, if it listens on one."""
         if self.unix:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(self.unix)

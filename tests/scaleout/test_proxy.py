@@ -103,7 +103,7 @@ async def test_a_tables_sockets_reach_one_process_and_tables_spread(
     servers = {cluster.a.address, cluster.b.address}
     infos: list[dict] = []
     # Tables by a dozen until both processes serve some: the codes are random and the ring of
-    # the consistent hash is not split half and half (two ports' points), so a dozen tables
+    # the consistent hash is not split half and half (two servers' points), so a dozen tables
     # all landed on one process once in a CI run; 60 on one would be a broken spread.
     while len(infos) < 60:
         more = await asyncio.to_thread(seed, cluster.env, 12)
