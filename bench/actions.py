@@ -82,7 +82,7 @@ def play(
     from games.live.consumers import TableConsumer
     from games.models import Seat, Table
     from games.services import tables
-    from games.services.snapshots import view_state
+    from games.services.snapshots import kept, view_state
     from games.services.state import Holder
     from games.view.context import Shared
 
@@ -116,7 +116,10 @@ def play(
         info = seeded[number % len(seeded)]
         number += 1
         table_id = info["id"]
-        state = view_state(table_id)
+        # The process's snapshot, as a server's phones choose from their last view: reading
+        # the row here (the ORM's query, a quarter of an action's instructions) would count
+        # in a profile of the whole run, though not in the CPU timed below.
+        state = kept(table_id) or view_state(table_id)
         hand = state.hand
         if state.table.status == Table.Status.RUBBER_OVER:
             tables.start_rubber(table_id, User.objects.get(pk=holders[table_id, 0].user_id))
