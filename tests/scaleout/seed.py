@@ -5,9 +5,10 @@
 Run as a separate process with the servers' own environment, so it writes exactly where the
 servers read. Each person gets her own account and session (the `sessionid` a phone presents)
 and holds her seat by her session's seat key. `--bots` adds tables of four computer players
-(easy), which play by themselves on the servers' clocks. Prints one JSON line:
+(easy), which play by themselves on the servers' clocks; `--slates` slate tables of four
+players known by name (a phone follows one by its code alone). Prints one JSON line:
 {"tables": [{"id", "code", "phones": [{"seat", "name", "session"}, ...]}, ...]} (the bot
-tables last, with no phones).
+tables, then the slates, last, with no phones; a slate's entry says `"slate": true`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ def main() -> None:
     parser.add_argument("--tables", type=int, default=1)
     parser.add_argument("--lives", type=int, default=10)
     parser.add_argument("--bots", type=int, default=0)
+    parser.add_argument("--slates", type=int, default=0)
     args = parser.parse_args()
     django.setup()
 
@@ -34,7 +36,7 @@ def main() -> None:
     from clubs.models import Club, HouseRuleProfile, Membership
     from games.engine import HouseRules
     from games.live.consumers import HOLDER_SESSION_KEY
-    from games.services import tables
+    from games.services import slate, tables
     from games.services.state import Holder
 
     run = uuid.uuid4().hex[:8]
@@ -85,6 +87,12 @@ def main() -> None:
         )
         tables.start_rubber(table.pk, owner)
         seeded.append({"id": table.pk, "code": table.code, "phones": []})
+    keeper = person(f"p{run}slates")[0] if args.slates else None
+    for _ in range(args.slates):
+        assert keeper is not None
+        players = [slate.SlatePlayer(name) for name in ("Anna", "Bram", "Cor", "Dirk")]
+        table = slate.create_slate_table(club=club, user=keeper, players=players)
+        seeded.append({"id": table.pk, "code": table.code, "phones": [], "slate": True})
     print(json.dumps({"tables": seeded}))
 
 

@@ -43,6 +43,10 @@ UVICORN_COMPRESSING = ["--ws-per-message-deflate", "true"]
 # uvicorn on a Unix socket, the proxy its only client (README, "Which server"): the addresses
 # the proxy forwards are believed from whoever may open the socket.
 UVICORN_UNIX = ["--forwarded-allow-ips", "*", "--uds"]
+# daphne as the README runs it behind the proxy: the phone's address taken from the proxy's
+# `X-Forwarded-For` (else every phone without a session is counted as the proxy,
+# games/throttle.py). It believes whoever connects, so it listens on 127.0.0.1 or a socket.
+DAPHNE_PROXIED = ["--proxy-headers"]
 
 
 def server_command(
@@ -54,7 +58,7 @@ def server_command(
     host = "127.0.0.1"
     if server == "daphne":
         where = ["-u", unix] if unix else ["-b", host, "-p", str(port)]
-        return [DAPHNE, *where, app]
+        return [DAPHNE, *where, *DAPHNE_PROXIED, app]
     binary = str(Path(sys.executable).with_name(server))
     if server == "uvicorn":
         # As the README runs it in production (its access log aside).
@@ -155,17 +159,17 @@ def migrate(env: dict[str, str]) -> None:
 
 
 def seed(
-    env: dict[str, str], tables: int = 1, lives: int = 10, bots: int = 0
+    env: dict[str, str], tables: int = 1, lives: int = 10, bots: int = 0, slates: int = 0
 ) -> list[dict[str, Any]]:
     """Tables of four people, each with her own session, the first rubber dealt, then `bots`
-    tables of four computer players (seed.py)."""
+    tables of four computer players and `slates` slate tables (seed.py)."""
     out = run(
         [
             *("-m", "tests.scaleout.seed", "--tables", str(tables)),
-            *("--lives", str(lives), "--bots", str(bots)),
+            *("--lives", str(lives), "--bots", str(bots), "--slates", str(slates)),
         ],
         env,
-        timeout=60 + tables + bots,
+        timeout=60 + tables + bots + slates,
     )
     return list(json.loads(out.strip().splitlines()[-1])["tables"])
 

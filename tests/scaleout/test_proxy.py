@@ -4,13 +4,15 @@ sockets the test's.
 
 Every socket of one table reaches one process (the one its code picks), so that process renders
 each change once and fires the table's deadlines; the tables spread over both processes; a hand
-played through the proxy reaches every phone; pages are served through it too.
+played through the proxy reaches every phone; pages are served through it too; and the
+processes know each phone by its own address, as the proxy forwards it, not by the proxy's.
 """
 
 from __future__ import annotations
 
 import asyncio
 import random
+import secrets
 import shutil
 import subprocess
 import time
@@ -19,6 +21,10 @@ from http.client import HTTPConnection
 from pathlib import Path
 
 import pytest
+from django.conf import settings
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
+from websockets.typing import Origin
 
 from tests.conftest import require_service
 from tests.scaleout.conftest import Cluster, close_all, seat_phones
@@ -139,3 +145,53 @@ async def test_a_hand_played_through_the_proxy_reaches_every_phone(
     page = HTTPConnection("127.0.0.1", port, timeout=10)
     page.request("GET", "/accounts/login/")
     assert page.getresponse().status == 200
+
+
+async def follow(port: int, code: str, address: str) -> tuple[ClientConnection, str]:
+    """A phone at `address` (a loopback address of its own) following a slate by its code
+    through the proxy, with no session; its first frame."""
+    ws = await connect(
+        f"ws://127.0.0.1:{port}/ws/slates/{code}/",
+        origin=Origin(f"http://127.0.0.1:{port}"),
+        proxy=None,
+        open_timeout=5,
+        local_addr=(address, 0),
+    )
+    first = await asyncio.wait_for(ws.recv(), 5)
+    return ws, str(first)
+
+
+async def test_phones_without_a_session_are_counted_by_their_own_address(
+    unix_cluster: Cluster, proxy: tuple[int, Path]
+) -> None:
+    """A slate's followers hold no session: their sockets are counted by the phone's address
+    (games/throttle.py). Behind the proxy that address reaches a process only in the proxy's
+    `X-Forwarded-For`, which the process must believe (uvicorn `--forwarded-allow-ips`,
+    daphne `--proxy-headers`): else every follower in the pub, and in every other pub, would
+    be counted as the proxy, and past the limit all of them shut out."""
+    port, _ = proxy
+    (slate,) = await asyncio.to_thread(seed, unix_cluster.env, 0, slates=1)
+    assert slate["slate"]
+    # Two addresses of the loopback network of their own (all of 127/8 reaches this machine),
+    # fresh each run: a count lives in the shared cache beyond the test.
+    network = f"127.{secrets.randbelow(250) + 1}.{secrets.randbelow(250) + 1}"
+    crowd, other = f"{network}.2", f"{network}.3"
+    crowds: list[ClientConnection] = []
+    try:
+        # The servers' limit is the settings' default (their environment sets none).
+        for _ in range(settings.TOEPEN_SOCKETS_PER_SESSION):
+            ws, first = await follow(port, slate["code"], crowd)
+            crowds.append(ws)
+            assert 'id="slate-live"' in first, first
+        ws, first = await follow(port, slate["code"], crowd)
+        crowds.append(ws)
+        assert "too many table pages open" in first, first
+        with pytest.raises(ConnectionClosed) as closed:
+            await asyncio.wait_for(ws.recv(), 5)
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 4429
+        # Another phone, from another address, is counted apart.
+        ws, first = await follow(port, slate["code"], other)
+        crowds.append(ws)
+        assert 'id="slate-live"' in first, first
+    finally:
+        await asyncio.gather(*(ws.close() for ws in crowds))
