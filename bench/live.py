@@ -70,6 +70,12 @@ PACE_SECONDS = 1.0  # one action a second per table
 MIN_PACE = 0.95  # a step passes only when its tables get this share of their actions
 WAIT_SECONDS = 10.0  # an update later than this counts as lost
 STEPS = [2, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512]
+# Issue #21's targets for the app (README "Which server"): this many tables at p99 under
+# TARGET_MS, with at most this much server CPU an action and server memory a phone there.
+TARGET_TABLES = 1200
+TARGET_CPU_MS = 0.7
+TARGET_MIB_PER_PHONE = 0.2
+PHONES_PER_TABLE = 4
 BENCH_TIMERS = {
     "TOEPEN_LAUNDRY_SECONDS": "0",
     "TOEPEN_BOT_SECONDS": "0",
@@ -739,17 +745,53 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
                 "fanout": fanout,
                 "app": app,
                 "app_vs_fanout": round(ratio, 3) if ratio is not None else None,
-                "target_met": ratio is not None and ratio >= 0.5,
+                "targets": targets(app),
             }
             tables = {
                 k: v["max_tables"] if v else None for k, v in [("app", app), ("fanout", fanout)]
             }
+            verdict = report["configs"][name]["targets"]
             log(
                 f"{name}: app {tables['app']} tables, fan-out {tables['fanout']}"
                 f" (ratio {report['configs'][name]['app_vs_fanout']})"
+                + (f"; issue #21's targets met: {verdict['met']}" if verdict else "")
             )
     watcher.cancel()
     return report
+
+
+def targets(app: dict[str, Any] | None) -> dict[str, Any] | None:
+    """Issue #21's targets against the app's run (None: the app was not run): met when a step
+    of at least TARGET_TABLES tables passed with its server CPU an action and server memory a
+    phone within theirs. `measured`: that step's figures, else those of the largest count that
+    passed (all None when none did)."""
+    if app is None:
+        return None
+
+    def per_phone(step: dict[str, Any]) -> float:
+        return round(step["rss_mib"] / (PHONES_PER_TABLE * step["tables"]), 3)
+
+    passed = [s for s in app["steps"] if s["ok"]]
+    within = [
+        s
+        for s in passed
+        if s["tables"] >= TARGET_TABLES
+        and s["server_cpu_ms_per_action"] <= TARGET_CPU_MS
+        and per_phone(s) <= TARGET_MIB_PER_PHONE
+    ]
+    largest = [s for s in passed if s["tables"] == app["max_tables"]]
+    step = within[-1] if within else largest[-1] if largest else None
+    return {
+        "tables": TARGET_TABLES,
+        "cpu_ms_per_action": TARGET_CPU_MS,
+        "mib_per_phone": TARGET_MIB_PER_PHONE,
+        "measured": {
+            "tables": step["tables"] if step else None,
+            "cpu_ms_per_action": step["server_cpu_ms_per_action"] if step else None,
+            "mib_per_phone": per_phone(step) if step else None,
+        },
+        "met": bool(within),
+    }
 
 
 def main() -> None:
