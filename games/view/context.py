@@ -93,8 +93,8 @@ def due_table_seats(state: TableState) -> list[int]:
 class Shared(dict[str, Any]):
     """What the views of one version share, built by the first of them and reused by the rest
     (one render pass over a process's phones): the moment they are rendered at, the script
-    prefix and URL conf of the forms' addresses, the public part of the context, and the felt's
-    markup by language. Never the cards of a hand."""
+    prefix and URL conf of the forms' addresses, the public part of the context, and the markup
+    of the felt and of the players' places by language. Never the cards of a hand."""
 
 
 def build_context(

@@ -148,7 +148,7 @@ def live_html(c: dict[str, Any], csrf_token: str = "") -> str:
         + (f' data-ack="{_e(c["ack"])}">' if c["ack"] else ">")
     )
     # The felt is the same on every phone: phones rendered together (`c["shared"]`) write it
-    # once per language. (The players are kept longer, by `_player`.)
+    # once per language, as the players' places (`_players`; kept longer too, by `_player`).
     shared = c.get("shared")
     language = _rendering.language
     felt: str | None
@@ -172,12 +172,22 @@ def live_html(c: dict[str, Any], csrf_token: str = "") -> str:
 
 
 def _players(c: dict[str, Any], language: str) -> str:
-    turn_text = _("answers") if c["awaiting_names"] else _("to play")
-    items = [f'<ol id="table-players" class="players" data-count="{len(c["players"])}">']
+    players = c["players"]
+    # The players are public: the phones rendered together (`c["shared"]`) find their places
+    # once per language, and each phone only marks its own.
+    shared = c.get("shared")
+    places: list[tuple[int, str, str]] | None = None
+    if shared is not None:
+        places = shared.get(("players", language))
+    if places is None:
+        turn_text = _("answers") if c["awaiting_names"] else _("to play")
+        places = [(p.seat, *_player(p, turn_text, language)) for p in players]
+        if shared is not None:
+            shared[("players", language)] = places
+    items = [f'<ol id="table-players" class="players" data-count="{len(players)}">']
     seats = c["viewer_seats"]
-    for p in c["players"]:
-        classes, rest = _player(p, turn_text, language)
-        mine = " is-mine" if p.seat in seats else ""
+    for seat, classes, rest in places:
+        mine = " is-mine" if seat in seats else ""
         items.append(f'<li class="{classes}{mine}"{rest}')
     items.append("</ol>")
     return "".join(items)
