@@ -117,8 +117,9 @@ def play(
         number += 1
         table_id = info["id"]
         # The process's snapshot, as a server's phones choose from their last view: reading
-        # the row here (the ORM's query, a quarter of an action's instructions) would count
-        # in a profile of the whole run, though not in the CPU timed below.
+        # the row here (an ORM query, more instructions than the action and its four views
+        # together) would count in a profile of the whole run, though not in the CPU timed
+        # below.
         state = kept(table_id) or view_state(table_id)
         hand = state.hand
         if state.table.status == Table.Status.RUBBER_OVER:
