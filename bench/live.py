@@ -48,7 +48,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from _machine import machine
-from websockets.asyncio.client import ClientConnection, connect, unix_connect
+from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed
 
 from tests.scaleout import phones
@@ -305,10 +305,7 @@ class FanoutTable:
         for seat, server in enumerate(servers_of(self.servers, self.number)):
             url = f"ws://127.0.0.1:{server.port}/ws/fanout/t{self.number}/"
             options: dict[str, Any] = {"compression": phones.COMPRESSION, "open_timeout": 30}
-            if server.unix:
-                ws = await unix_connect(server.unix, url, **options)
-            else:
-                ws = await connect(url, proxy=None, **options)
+            ws = await phones.dial(url, server.unix, **options)
             self.sockets.append(ws)
             self.tasks.append(asyncio.create_task(self._read(seat, ws)))
         self.tasks.append(asyncio.create_task(self.run()))

@@ -34,6 +34,15 @@ TAG = re.compile(r"<[^>]+>")
 COMPRESSION: str | None = None
 
 
+async def dial(url: str, unix: str | None = None, **options: Any) -> ClientConnection:
+    """A websocket to `url`: through the server's Unix socket `unix` when given (as the proxy
+    reaches it in production), else over loopback TCP, never through a proxy the environment
+    names. `options`: websockets' `connect`'s."""
+    if unix:
+        return await unix_connect(unix, url, **options)
+    return await connect(url, proxy=None, **options)
+
+
 @dataclass(frozen=True)
 class View:
     """One full view a phone received, with what a test needs from it."""
@@ -169,9 +178,7 @@ class Phone:
             "compression": COMPRESSION,
             "open_timeout": 5,
         }
-        if self.unix:
-            return await unix_connect(self.unix, self.url, **options)
-        return await connect(self.url, proxy=None, **options)
+        return await dial(self.url, self.unix, **options)
 
     async def _run(self) -> None:
         down_since = time.monotonic()

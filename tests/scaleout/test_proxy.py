@@ -22,13 +22,13 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
-from websockets.asyncio.client import ClientConnection, connect
+from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed
 from websockets.typing import Origin
 
 from tests.conftest import require_service
 from tests.scaleout.conftest import Cluster, close_all, seat_phones
-from tests.scaleout.phones import Signal
+from tests.scaleout.phones import Signal, dial
 from tests.scaleout.servers import REPO, free_port, port_open, seed
 
 pytestmark = [pytest.mark.postgres, pytest.mark.redis]
@@ -150,10 +150,9 @@ async def test_a_hand_played_through_the_proxy_reaches_every_phone(
 async def follow(port: int, code: str, address: str) -> tuple[ClientConnection, str]:
     """A phone at `address` (a loopback address of its own) following a slate by its code
     through the proxy, with no session; its first frame."""
-    ws = await connect(
+    ws = await dial(
         f"ws://127.0.0.1:{port}/ws/slates/{code}/",
         origin=Origin(f"http://127.0.0.1:{port}"),
-        proxy=None,
         open_timeout=5,
         local_addr=(address, 0),
     )
