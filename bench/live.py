@@ -176,10 +176,10 @@ ROUTE = "split"
 
 
 def servers_of(servers: list[Daphne], table: int) -> list[Daphne]:
-    """The server each of the table's four clients connects to."""
+    """The server each of the table's clients connects to."""
     if ROUTE == "table":
-        return [servers[table % len(servers)]] * 4
-    return [servers[seat % len(servers)] for seat in range(4)]
+        return [servers[table % len(servers)]] * PHONES_PER_TABLE
+    return [servers[seat % len(servers)] for seat in range(PHONES_PER_TABLE)]
 
 
 # -- the app ------------------------------------------------------------------------------------
@@ -297,7 +297,8 @@ class FanoutTable:
         self.recorder = recorder
         self.rng = random.Random(number)
         self.signal = Signal()
-        self.heard: list[dict[int, float]] = [{} for _ in range(4)]  # seat -> seq -> when
+        # Per seat: when each of the table's actions (by seq) reached that seat's client.
+        self.heard: list[dict[int, float]] = [{} for _ in range(PHONES_PER_TABLE)]
         self.sockets: list[ClientConnection] = []
         self.tasks: list[asyncio.Task[None]] = []
 
@@ -324,10 +325,10 @@ class FanoutTable:
         seq = 0
         while True:
             seq += 1
-            seat = seq % 4
+            seat = seq % PHONES_PER_TABLE
             frame = {"act": "play", "seat": seat, "card": "10H", "id": new_id(), "seq": seq}
             await pace.wait()
-            others = [s for s in range(4) if s != seat]
+            others = [s for s in range(PHONES_PER_TABLE) if s != seat]
             sent = time.perf_counter()
             try:
                 await self.sockets[seat].send(json.dumps(frame))
