@@ -397,7 +397,7 @@ class Ramp:
         # (the session, the seat, the first view), as a restart's phones coming back pay it.
         # The tables connected before them play meanwhile: their actions' CPU, at this step's
         # CPU an action, is taken off.
-        joining = 4 * max(0, count - len(self.tables))
+        joining = PHONES_PER_TABLE * max(0, count - len(self.tables))
         connect_cpu = sum(s.cpu_seconds() for s in self.servers)
         connect_actions = self.recorder.taken
         connect_started = time.perf_counter()
