@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from games.models import Table
-from games.view import context
+from games.services import state
 from toepen_site import compiled
 
 
@@ -93,6 +93,6 @@ def test_a_module_without_a_build_runs_its_source(tmp_path: Path) -> None:
     assert compiled.sources_if_stale(tmp_path) is None
 
 
-def test_the_statuses_the_view_compares_with_are_the_models() -> None:
-    statuses = (context.WAITING, context.PLAYING, context.RUBBER_OVER, context.CLOSED)
+def test_the_statuses_the_state_and_the_view_compare_with_are_the_models() -> None:
+    statuses = (state.WAITING, state.PLAYING, state.RUBBER_OVER, state.CLOSED)
     assert sorted(statuses) == sorted(Table.Status.values)

@@ -5,7 +5,9 @@ every computer player's move with the rules engine: compiled with mypyc (the com
 ships with mypy), `games/view/context.py` and `games/view/html.py` render the same views for
 about a quarter less, the engine's hands play twice as fast, and a searching computer player
 (the worlds it deals and plays out: `games/bots/`) makes the same choices for a third of the
-CPU (docs/history/live-speed.md, seventeenth and eighteenth sessions). Nothing else changes:
+CPU (docs/history/live-speed.md, seventeenth and eighteenth sessions). The table's state
+(`games/services/state.py`), whose helpers the view and the clock call at every change, runs
+compiled beside them, the calls between them then native (thirty-ninth session). Nothing else changes:
 the source is the one the tests read and mypy checks (`make lint`); compiled, each annotation
 is also checked as the code runs, so a value of the wrong type fails loudly instead of
 rendering. The engine's readers of untrusted input (a record: `record.py`; a house-rule
@@ -52,6 +54,7 @@ MODULES = (
     "games/bots/judge.py",
     "games/bots/reads.py",
     "games/bots/world.py",
+    "games/services/state.py",
 )
 # The same modules as Python imports them.
 NAMES = tuple(module.removesuffix(".py").replace("/", ".") for module in MODULES)

@@ -9,8 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from functools import cached_property
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from games.engine import Hand, HouseRules, Observation, observe, replayed
 from games.engine import table as table_rules
@@ -18,6 +17,14 @@ from games.engine.rubber import Rubber as EngineRubber
 from games.models import PlayedHand, Rubber, Seat, Table
 from games.services.conf import seconds
 from games.services.prepared import Statement
+
+# Table.Status's values, as plain strings: compiled (toepen_site/compiled.py), this module and
+# the view check the types mypy sees, and to mypy Django's choices are the tuples they are
+# declared with (tests/test_compiled.py holds these to the model's).
+WAITING: Final = "waiting"
+PLAYING: Final = "playing"
+RUBBER_OVER: Final = "rubber_over"
+CLOSED: Final = "closed"
 
 
 class SeatKeys(NamedTuple):
@@ -78,11 +85,22 @@ def last_seen(seat: Seat) -> datetime | None:
 
 def _seen_in(seat: Seat, round_: dict[int, datetime | None] | None) -> datetime | None:
     """`last_seen` with the round of the seat's table already read."""
-    seen = seat.last_seen
+    seen: datetime | None = seat.last_seen
     moment = round_.get(seat.pk) if round_ is not None else None
     if moment is None or (seen is not None and seen >= moment):
         return seen
     return moment
+
+
+# The seats as a state's clock saw them (`TableState._clock_seats`): the list of seats and the
+# slate they were seen for, what the clock sees of each, who is away, the presence round read.
+type ClockSeats = tuple[
+    list[Seat],
+    bool,
+    tuple[table_rules.Seat, ...],
+    tuple[str, ...],
+    dict[int, datetime | None] | None,
+]
 
 
 @dataclass
@@ -114,25 +132,30 @@ class TableState:
     # The id of the phone's action this change takes (store.py writes its receipt): the views
     # rendered from this state tell the phone that sent it (games/live/consumers.py).
     taken: str | None = None
+    # What the state has worked out once and keeps (`rules`, `_clock_seats`).
+    parsed_rules: HouseRules | None = field(default=None, repr=False, compare=False)
+    clock_seats: ClockSeats | None = field(default=None, repr=False, compare=False)
 
-    @cached_property
+    @property
     def rules(self) -> HouseRules:
         # Parsed (and checked) once per state: views and deadlines ask for it many times.
-        return self.table.rules()
+        rules = self.parsed_rules
+        if rules is None:
+            rules = self.parsed_rules = self.table.rules()
+        return rules
 
     def same_rules_as(self, earlier: TableState) -> TableState:
         """This state, with the house rules `earlier` has parsed already when its table holds
         the same ones (a copy of `earlier`'s table row, or the row read again with rules
         equal to them): a change, a heard change or a deadline makes a new state, and parsing
         the rules again was a few per cent of a busy server's time (`HouseRules` is frozen)."""
-        parsed = earlier.__dict__.get("rules")
+        parsed = earlier.parsed_rules
         mine, theirs = self.table.rules_json, earlier.table.rules_json
         if parsed is not None and (mine is theirs or mine == theirs):
-            self.__dict__["rules"] = parsed
+            self.parsed_rules = parsed
         # The clock's view of the seats too: it is checked against the seats at each use.
-        seats = earlier.__dict__.get("clock_seats")
-        if seats is not None:
-            self.__dict__["clock_seats"] = seats
+        if earlier.clock_seats is not None:
+            self.clock_seats = earlier.clock_seats
         return self
 
     def hand_seat(self, table_seat: int) -> int | None:
@@ -160,7 +183,7 @@ class TableState:
         if self.hand is None:
             return None
         hand_seat = None if table_seat is None else self.hand_seat(table_seat)
-        if hand_seat is not None and self.table.status != Table.Status.PLAYING:
+        if hand_seat is not None and self.table.status != PLAYING:
             # Once the rubber is over a seat may change hands: the last hand is shown to
             # everyone as it is to a spectator, never with its unplayed cards to whoever sits
             # there next.
@@ -186,20 +209,21 @@ class TableState:
 
     def hand_under_way(self) -> bool:
         """A hand of the rubber is being played: no round is bought now (rules.md 3.8)."""
-        playing = self.table.status == Table.Status.PLAYING and self.rubber is not None
+        playing = self.table.status == PLAYING and self.rubber is not None
         return playing and table_rules.under_way(self.hand)
 
     def round_bought(self, index: int) -> bool:
         """The player in seat `index` bought her round of this rubber already; between
         rubbers, a round counts for the next one."""
         rubber = self.rubber
-        playing = self.table.status == Table.Status.PLAYING and rubber is not None
+        playing = self.table.status == PLAYING and rubber is not None
         this_rubber = (rubber.number if playing else rubber.number + 1) if rubber else 1
-        return self.seats[index].round_in_rubber == this_rubber
+        bought: int | None = self.seats[index].round_in_rubber
+        return bought == this_rubber
 
     def away_choices(self, index: int) -> list[str]:
         """What may be said now of seat `index`'s player being away: "break", "round", "back"."""
-        if self.table.status == Table.Status.CLOSED:
+        if self.table.status == CLOSED:
             return []
         seat = self.seats[index]
         return table_rules.away_choices(
@@ -222,7 +246,7 @@ class TableState:
             hand_seats=self.hand_seats,
             seats=seats,
             changed_at=table.changed_at,
-            playing=table.status == Table.Status.PLAYING and self.rubber is not None,
+            playing=table.status == PLAYING and self.rubber is not None,
             rubber_over=self.rubber is not None and self.rubber.over,
             laundry_until=table.laundry_until,
             laundry_ready=table.laundry_ready,
@@ -237,7 +261,7 @@ class TableState:
         same list of seats (a change to a seat makes a new list: `_changed_seat`) and no
         heartbeat round has been heard since (`hear`), and passed on to the next state with the
         rules (`same_rules_as`): the views and the deadlines ask for a moment at every change."""
-        kept = self.__dict__.get("clock_seats")
+        kept = self.clock_seats
         slate = self.table.slate
         round_ = _heard.get(self.table.pk)
         if kept is not None and kept[0] is self.seats and kept[1] == slate and kept[4] is round_:
@@ -253,7 +277,7 @@ class TableState:
             for s in self.seats
         )
         away = tuple(seat.away for seat in self.seats)
-        self.__dict__["clock_seats"] = (self.seats, slate, seats, away, round_)
+        self.clock_seats = (self.seats, slate, seats, away, round_)
         return seats, away
 
     def away_seats(self, now: datetime) -> set[int]:
@@ -295,7 +319,7 @@ def finish_hand(state: TableState, now: datetime) -> Any:
     table = state.table
     if rubber.over:
         rubber_row.finished_at = now
-        table.status = Table.Status.RUBBER_OVER
+        table.status = RUBBER_OVER
     table.laundry_until = None
     table.awaiting_since = None
     return outcome

@@ -12,7 +12,7 @@ import functools
 import json
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Final, NamedTuple
+from typing import Any, NamedTuple
 
 from django.utils import timezone, translation
 
@@ -21,7 +21,7 @@ from games.engine import table as table_rules
 from games.models import Seat
 from games.services.conf import pace
 from games.services.refusals import refusal_message
-from games.services.state import TableState
+from games.services.state import CLOSED, PLAYING, RUBBER_OVER, WAITING, TableState
 from games.view.html import (
     SUIT_NAMES,
     SUIT_SYMBOLS,
@@ -34,13 +34,6 @@ from games.view.html import (
 
 _ = gettext
 LAUNDRY_BUTTONS = frozenset({"exchange", "challenge", "ready"})
-# Table.Status's values, as plain strings: compiled (toepen_site/compiled.py), this module checks
-# the types mypy sees, and to mypy Django's choices are the tuples they are declared with
-# (tests/test_compiled.py holds these to the model's).
-WAITING: Final = "waiting"
-PLAYING: Final = "playing"
-RUBBER_OVER: Final = "rubber_over"
-CLOSED: Final = "closed"
 
 
 @dataclass(frozen=True)
