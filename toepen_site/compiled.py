@@ -64,6 +64,7 @@ DEPENDS = (
     "games/bots",
     "games/models.py",
     "games/services/conf.py",
+    "games/services/prepared.py",
     "games/services/refusals.py",
     "games/services/state.py",
 )
