@@ -7,10 +7,10 @@ about a quarter less, the engine's hands play twice as fast, and a searching com
 (the worlds it deals and plays out: `games/bots/`) makes the same choices for a third of the
 CPU (docs/history/live-speed.md, seventeenth and eighteenth sessions). The table's state
 (`games/services/state.py`), whose helpers the view and the clock call at every change, runs
-compiled beside them, the calls between them then native (thirty-ninth session). Nothing else changes:
-the source is the one the tests read and mypy checks (`make lint`); compiled, each annotation
-is also checked as the code runs, so a value of the wrong type fails loudly instead of
-rendering. The engine's readers of untrusted input (a record: `record.py`; a house-rule
+compiled beside them, the calls between them then native (thirty-ninth session). Nothing else
+changes: the source is the one the tests read and mypy checks (`make lint`); compiled, each
+annotation is also checked as the code runs, so a value of the wrong type fails loudly instead
+of rendering. The engine's readers of untrusted input (a record: `record.py`; a house-rule
 profile: `rules.py`) stay interpreted: there a value of any type must get the engine's own
 error (`BadRecord`, `RulesError`), never a compiled check's `TypeError`, and the engine's tests
 hold them to it (`tests/engine/test_records.py`, `test_cards_and_rules.py`).
