@@ -96,3 +96,23 @@ def test_a_module_without_a_build_runs_its_source(tmp_path: Path) -> None:
 def test_the_statuses_the_state_and_the_view_compare_with_are_the_models() -> None:
     statuses = (state.WAITING, state.PLAYING, state.RUBBER_OVER, state.CLOSED)
     assert sorted(statuses) == sorted(Table.Status.values)
+
+
+def test_a_build_of_a_module_no_longer_compiled_is_passed_over(tmp_path: Path) -> None:
+    """A build beside a source MODULES does not name (taken off the list, or left by a checkout
+    that compiled more) would be imported ahead of the source: it runs from its source."""
+    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
+    for name in ("html", "context"):
+        _module(tmp_path, f"games/view/{name}.py").with_name(name + suffix).write_bytes(b"")
+    snapshots = _module(tmp_path, "games/services/snapshots.py")
+    _module(tmp_path, "games/services/tables.py")  # never built: no stray
+    assert compiled.strays(tmp_path) == []
+    snapshots.with_name("snapshots" + suffix).write_bytes(b"")
+    assert compiled.stale(tmp_path) == []
+    assert compiled.strays(tmp_path) == ["games/services/snapshots.py"]
+    finder = compiled.sources_if_stale(tmp_path)
+    assert finder is not None
+    spec = finder.find_spec("games.services.snapshots")
+    assert spec is not None and spec.origin == str(snapshots)
+    assert finder.find_spec("games.view.html") is None  # its build is current: it runs
+    assert finder.find_spec("games.services.tables") is None

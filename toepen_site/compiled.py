@@ -22,8 +22,10 @@ A build sits beside its source (`html.cpython-313-x86_64-linux-gnu.so` next to `
 Python imports it first. So that an edited source never runs as its old build, `games` imports
 the sources instead, with a warning that says how to build them again, when a build is older
 than its source or than a module it was compiled against (`DEPENDS`;
-`prefer_sources_if_stale`). Without a C compiler the build is skipped with a warning and the
-sources run as they are; in CI (`CI=true`) a failed build fails.
+`prefer_sources_if_stale`), and so does a module with a build that is no longer compiled
+(`strays`: a checkout of code that compiled more leaves its builds). Without a C compiler
+the build is skipped with a warning and the sources run as they are; in CI (`CI=true`) a
+failed build fails.
 """
 
 from __future__ import annotations
@@ -56,8 +58,15 @@ MODULES = (
     "games/bots/world.py",
     "games/services/state.py",
 )
+
+
+def _name(module: str) -> str:
+    """A module's dotted name, from its path."""
+    return module.removesuffix(".py").replace("/", ".")
+
+
 # The same modules as Python imports them.
-NAMES = tuple(module.removesuffix(".py").replace("/", ".") for module in MODULES)
+NAMES = tuple(map(_name, MODULES))
 # What the compiled modules were checked and compiled against (the types they import).
 DEPENDS = (
     "games/engine",
@@ -121,6 +130,21 @@ def stale(root: Path = ROOT) -> list[str]:
     return found
 
 
+def strays(root: Path = ROOT) -> list[str]:
+    """Modules with a build beside their source that MODULES no longer names (a module taken
+    off the list, or a build left by a checkout that compiled more): Python would import that
+    build ahead of the source, old code nothing checks. They run from their sources, and
+    `clean` (so `make compile`) removes their builds."""
+    found = []
+    for suffix in EXTENSION_SUFFIXES:
+        for build in (root / "games").rglob(f"*{suffix}"):
+            source = build.with_name(build.name.removesuffix(suffix) + ".py")
+            module = source.relative_to(root).as_posix()
+            if source.exists() and module not in MODULES and module not in found:
+                found.append(module)
+    return found
+
+
 class Sources(importlib.abc.MetaPathFinder):
     """Imports the named modules from their sources, ahead of their builds."""
 
@@ -138,28 +162,30 @@ def sources_if_stale(root: Path = ROOT) -> Sources | None:
     """A finder of the sources of every compiled module when one of them changed after the
     build, else None: the old build would run instead of the code as it reads now. All of
     them, since they share one library, whose other modules would call the old code of the
-    changed one."""
-    if not stale(root):
+    changed one. The `strays` always run from their sources."""
+    modules = [*MODULES] if stale(root) else []
+    modules += strays(root)
+    if not modules:
         return None
-    return Sources({name: root / module for name, module in zip(NAMES, MODULES, strict=True)})
+    return Sources({_name(module): root / module for module in modules})
 
 
 def prefer_sources_if_stale() -> None:
     """Where `games` is imported, before any compiled module: run the sources when the build
-    is older, and say so."""
+    is older (or a stray), and say so."""
     finder = sources_if_stale()
     if finder is not None:
         sys.meta_path.insert(0, finder)
         warnings.warn(
             f"the build of {', '.join(finder.sources)} is older than its sources or what it was "
-            "compiled against: running the sources; `make compile` (or `python -m "
-            "toepen_site.compiled`) builds it again",
+            "compiled against, or no longer compiled: running the sources; `make compile` (or "
+            "`python -m toepen_site.compiled`) builds it again",
             stacklevel=2,
         )
 
 
 def clean() -> None:
-    for module in MODULES:
+    for module in (*MODULES, *strays()):
         for build in builds(ROOT / module):
             build.unlink()
     for build in builds(_group_library()):
@@ -199,7 +225,7 @@ def main(argv: list[str]) -> int:
         clean()
         print("compiled modules removed: the sources run as they are")
         return 0
-    if not stale() and all(builds(ROOT / module) for module in MODULES):
+    if not stale() and not strays() and all(builds(ROOT / module) for module in MODULES):
         print("compiled modules up to date")
         return 0
     try:
