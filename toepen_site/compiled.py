@@ -135,14 +135,11 @@ def strays(root: Path = ROOT) -> list[str]:
     off the list, or a build left by a checkout that compiled more): Python would import that
     build ahead of the source, old code nothing checks. They run from their sources, and
     `clean` (so `make compile`) removes their builds."""
-    found = []
-    for suffix in EXTENSION_SUFFIXES:
-        for build in (root / "games").rglob(f"*{suffix}"):
-            source = build.with_name(build.name.removesuffix(suffix) + ".py")
-            module = source.relative_to(root).as_posix()
-            if source.exists() and module not in MODULES and module not in found:
-                found.append(module)
-    return found
+    return [
+        module
+        for source in sorted((root / "games").rglob("*.py"))
+        if (module := source.relative_to(root).as_posix()) not in MODULES and builds(source)
+    ]
 
 
 class Sources(importlib.abc.MetaPathFinder):
