@@ -24,8 +24,9 @@ Where the write runs is an executor choice made here and nowhere else:
   comes back from its `INSERT`) never waits for a worker thread. Behind
   PostgreSQL the statements go as one statement, with the changes that came meanwhile, in one
   round trip and one transaction (`LoopWriter`); behind SQLite, a library in this process,
-  they run on the loop itself, in one transaction that waits a few milliseconds at most for
-  the file's write lock (`SqliteLoopWriter`). A change with rows the ORM writes
+  they run on the loop itself, with the changes decided in the same turn of the loop, in one
+  transaction that waits a few milliseconds at most for the file's write lock
+  (`SqliteLoopWriter`). A change with rows the ORM writes
   (`TableState.later`) goes to `write` in a worker thread, with the loop's other changes that
   came meanwhile, each on a savepoint of one transaction (`GroupCommit`: one commit, and one
   trip to the thread, for all of them). The statements are the same; a change the loop could
@@ -551,9 +552,13 @@ class SqliteLoopWriter:
 
     SQLite runs in this process: a statement is a function call, and a commit appends to the
     write-ahead log (`synchronous=NORMAL`, as the server's other connections), so the loop writes
-    a change in less time than a trip to a worker thread and back takes. It waits for the
-    file's write lock, which one writer at a time holds, `BUSY_MS` at most: a change that could
-    not be written then is decided again in a worker thread, as one that lost its race.
+    a change in less time than a trip to a worker thread and back takes. The changes decided in
+    one turn of the loop are written together in the next, in one transaction, each on a
+    savepoint of its own (a group commit, as `LoopWriter`'s): the file's lock is taken and
+    given back once for all of them, and the log's pages they share (the newest receipts,
+    the deadlines' index) are written once. It waits for the file's write lock, which one
+    writer at a time holds, `BUSY_MS` at most: a change that could not be written then is
+    decided again in a worker thread, as one that lost its race.
 
     The loop never copies the log into the database file itself (a checkpoint syncs the file:
     milliseconds of the disk's time, every phone's change waiting meanwhile); a thread of the
@@ -580,6 +585,11 @@ class SqliteLoopWriter:
         self.connection: sqlite3.Connection | None = None
         self.written = 0  # changes written on the loop (for the logs and the tests)
         self.passed = 0  # changes it could not write (lock held, race lost, id used, error)
+        self.batches = 0  # transactions of more than one change (for the logs and the tests)
+        # Each change waiting for the next transaction (its claim, its parameters, the rest),
+        # and where its outcome goes.
+        self.waiting: list[tuple[tuple[str, list[Any], list[Statement]], asyncio.Future[bool]]] = []
+        self.due = False  # whether the loop's next turn writes them (`_write_waiting`)
         # A wrapper of its own (never connected) prepares the values as the ORM does.
         self.django = connections.create_connection("default")
         self.queries: dict[str, str] = {}  # Django's placeholders -> sqlite3's
@@ -597,50 +607,100 @@ class SqliteLoopWriter:
     async def write(
         self, state: TableState, base: int, now: datetime, action_id: str | None
     ) -> bool:
-        """`write`'s statements on the loop; False when nothing was written (the table moved
-        on, the id was used, the lock was held too long, an error): the caller decides with a
-        fresh read in a worker thread."""
+        """`write`'s statements on the loop, with the changes decided in the same turn of the
+        loop; False when nothing was written (the table moved on, the id was used, the lock
+        was held too long, an error): the caller decides with a fresh read in a worker
+        thread."""
         (claim, params), *rest = _opening(state, base, now, action_id, self.django, waits=False)
         rest += _closing(state, self.django)
-        while not self.restarting.acquire(blocking=False):
-            # The checkpointer is restarting the log: the change waits for it, the loop not.
-            # (The table may move on meanwhile: the claim then writes nothing, as any lost race.)
+        done: asyncio.Future[bool] = self.loop.create_future()
+        self.waiting.append(((claim, params, rest), done))
+        if not self.due:
+            self.due = True
+            self.loop.call_soon(self._write_waiting)
+        if not await done:
+            return False
+        state.record_changed = False
+        state.statements.clear()
+        return True
+
+    def _write_waiting(self) -> None:
+        """The changes waiting, all of them in one transaction: those decided in the turn of
+        the loop before, and any decided while a restart of the log held them back."""
+        if not self.restarting.acquire(blocking=False):
+            # The checkpointer is restarting the log: the changes wait for it, the loop not.
+            # (A table may move on meanwhile: its claim then writes nothing, as any lost race.)
             assert self.checkpoint is not None
-            await asyncio.wait({self.checkpoint})
+            self.checkpoint.add_done_callback(lambda _: self._write_waiting())
+            return
         try:
-            return self._write(claim, params, rest, state)
+            changes, self.waiting = self.waiting, []
+            self.due = False
+            written = self._write([change for change, _ in changes])
         finally:
             self.restarting.release()
+        for (_, done), outcome in zip(changes, written, strict=True):
+            if not done.done():  # its caller may be gone: the change is written all the same
+                done.set_result(outcome)
 
-    def _write(
-        self, claim: str, params: list[Any], rest: list[Statement], state: TableState
-    ) -> bool:
+    def _write(self, changes: list[tuple[str, list[Any], list[Statement]]]) -> list[bool]:
+        """Each change written or not, in one transaction: a change that cannot be written (a
+        lost claim, a used id) is rolled back to its savepoint and costs the others nothing;
+        any other error, or a failed commit, leaves all of them unwritten (and their callers
+        told so: they wait for no more than this)."""
         try:
             connection = self._connect()
             connection.execute("BEGIN IMMEDIATE")
         except sqlite3.Error:
             log.debug("the loop could not begin a change; a worker thread decides", exc_info=True)
-            self.passed += 1
-            return False
+            self.passed += len(changes)
+            return [False] * len(changes)
+        several = len(changes) > 1
+        written: list[bool] = []
         try:
             cursor = connection.cursor()
+            for claim, params, rest in changes:
+                written.append(self._write_one(connection, cursor, claim, params, rest, several))
+            if connection.in_transaction:
+                connection.execute("COMMIT")
+        except Exception:  # nothing of them is written: the callers are told, never left waiting
+            log.warning("changes on the loop failed; worker threads decide them", exc_info=True)
+            if connection.in_transaction:
+                connection.execute("ROLLBACK")
+            written = [False] * len(changes)
+        count = sum(written)
+        self.written += count
+        self.passed += len(changes) - count
+        self.batches += several
+        self.since_checkpoint += count
+        if self.since_checkpoint >= self.CHECKPOINT_CHANGES and not self.checkpointing:
+            self._checkpoint_soon()
+        return written
+
+    def _write_one(
+        self,
+        connection: sqlite3.Connection,
+        cursor: sqlite3.Cursor,
+        claim: str,
+        params: list[Any],
+        rest: list[Statement],
+        several: bool,
+    ) -> bool:
+        """One change of the transaction: False, and nothing of it written, when its claim
+        finds the table moved on or its receipt's id was used (other errors raise)."""
+        if several:
+            connection.execute("SAVEPOINT change")
+        try:
             if cursor.execute(self._query(claim), params).rowcount != 1:
                 raise Lost
             run_all(cursor, [self._here(statement) for statement in rest])
-            connection.execute("COMMIT")
-        except (Lost, sqlite3.Error) as error:
-            if not isinstance(error, (Lost, sqlite3.IntegrityError)):
-                log.warning("a change on the loop failed; a worker thread decides", exc_info=True)
-            if connection.in_transaction:
-                connection.execute("ROLLBACK")
-            self.passed += 1
+        except (Lost, sqlite3.IntegrityError):
+            connection.execute("ROLLBACK TO change" if several else "ROLLBACK")
+            if several:
+                connection.execute("RELEASE change")
             return False
-        self.written += 1
-        state.record_changed = False
-        state.statements.clear()
-        self.since_checkpoint += 1
-        if self.since_checkpoint >= self.CHECKPOINT_CHANGES and not self.checkpointing:
-            self._checkpoint_soon()
+        if several:
+            connection.execute("RELEASE change")
         return True
 
     def _connect(self) -> sqlite3.Connection:
@@ -724,6 +784,8 @@ class SqliteLoopWriter:
         return self._query(statement[0]), statement[1]
 
     async def close(self) -> None:
+        while self.due:  # the changes on their way are written first
+            await asyncio.sleep(0.001)
         self.close_now()
 
     def close_now(self) -> None:

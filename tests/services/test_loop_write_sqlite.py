@@ -15,6 +15,7 @@ from asgiref.sync import sync_to_async
 from django.db import connection
 from django.utils import timezone
 
+from games.models import ActionReceipt, Table
 from games.services import store, tables
 from tests.personas import Cast
 from tests.services.loop_write_cases import *  # noqa: F403 (the shared cases, collected here)
@@ -123,6 +124,91 @@ async def test_a_change_waits_for_the_logs_restart_and_the_loop_does_not(klaver:
     after = await sync_to_async(rows)(table.pk)
     assert after["table"]["version"] == before["table"]["version"] + 1
     assert [r["action_id"] for r in after["receipts"]] == ["restarted"]
+    await writer.close()
+
+
+async def test_the_changes_of_one_turn_of_the_loop_take_the_write_lock_once(
+    klaver: Cast,
+) -> None:
+    """The changes decided in one turn of the loop are written in one transaction (the file's
+    lock taken and given back once, the log's shared pages written once), each on a savepoint
+    of its own: one whose id was used writes nothing, and the others are written all the same
+    and told so."""
+    ids = [(await sync_to_async(four_people_table)(klaver)).pk for _ in range(3)]
+    for table_id in ids:
+        await snapshot(table_id)
+    used = await sync_to_async(Table.objects.get)(pk=ids[1])
+    await sync_to_async(ActionReceipt.objects.create)(table=used, action_id="used", version=1)
+    before = {table_id: await sync_to_async(rows)(table_id) for table_id in ids}
+    writer = store.new_loop_writer(asyncio.get_running_loop())
+    now = timezone.now()
+    changes = []
+    for table_id in ids:
+        seat, payload = await sync_to_async(a_card)(table_id)
+        changes.append(decided(table_id, people(klaver)[seat].holder, seat, payload, now))
+    statements: list[str] = []
+    writer._connect().set_trace_callback(statements.append)
+    names = ["fresh-0", "used", "fresh-2"]
+    written = await asyncio.gather(
+        *(
+            writer.write(state, base, now, name)
+            for (state, base), name in zip(changes, names, strict=True)
+        )
+    )
+    assert written == [True, False, True]
+    assert statements.count("BEGIN IMMEDIATE") == statements.count("COMMIT") == 1
+    assert statements.count("ROLLBACK TO change") == 1
+    assert (writer.written, writer.passed, writer.batches) == (2, 1, 1)
+    for table_id, name, was_written in zip(ids, names, written, strict=True):
+        after = await sync_to_async(rows)(table_id)
+        if not was_written:
+            assert after == before[table_id]
+            continue
+        assert after["table"]["version"] == before[table_id]["table"]["version"] + 1
+        assert [r["action_id"] for r in after["receipts"]] == [name]
+    await writer.close()
+
+
+async def test_a_change_that_fails_otherwise_leaves_its_turn_unwritten_and_told(
+    klaver: Cast, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An error other than a lost race or a used id in one change of a turn (a bug, a full
+    disk) writes none of the turn's changes, and every one of them is told so, none left
+    waiting: each is decided again in a worker thread."""
+    ids = [(await sync_to_async(four_people_table)(klaver)).pk for _ in range(2)]
+    for table_id in ids:
+        await snapshot(table_id)
+    before = {table_id: await sync_to_async(rows)(table_id) for table_id in ids}
+    writer = store.new_loop_writer(asyncio.get_running_loop())
+    now = timezone.now()
+    changes = []
+    for table_id in ids:
+        seat, payload = await sync_to_async(a_card)(table_id)
+        changes.append(decided(table_id, people(klaver)[seat].holder, seat, payload, now))
+    real_run_all = store.run_all
+    calls = []
+
+    def second_fails(cursor: object, statements: list[store.Statement]) -> None:
+        calls.append(statements)
+        if len(calls) == 2:
+            raise RuntimeError("a bug")
+        real_run_all(cursor, statements)
+
+    monkeypatch.setattr(store, "run_all", second_fails)
+    written = await asyncio.wait_for(
+        asyncio.gather(
+            *(
+                writer.write(state, base, now, f"failing-{n}")
+                for n, (state, base) in enumerate(changes)
+            )
+        ),
+        5,
+    )
+    assert written == [False, False] and len(calls) == 2
+    assert (writer.written, writer.passed) == (0, 2)
+    assert writer.connection is not None and not writer.connection.in_transaction
+    for table_id in ids:
+        assert await sync_to_async(rows)(table_id) == before[table_id]
     await writer.close()
 
 
