@@ -46,8 +46,9 @@ from toepen_site.asgi import application  # noqa: E402, F401  (what the server s
 # without giving its thread away (on the loop, a coroutine that never waits counts too).
 # `SqliteLoopWriter.write` waits for the loop's next turn (and while the checkpointer restarts
 # the log), and the loop runs other phones' work meanwhile: its statements, built first, and
-# the synchronous `_write` of the turn's changes together are timed apart. A part whose name starts with "  " is held in the part above it; "worker" parts
-# are timed in the worker threads only.
+# the synchronous `_write` of the turn's changes together are timed apart. A part whose name
+# starts with "  " is held in the part above it; "worker" parts are timed in the worker threads
+# only.
 PARTS: list[tuple[str, Any, str, str]] = [
     ("decide: the snapshot's copy", tables, "editable_snapshot", "loop"),
     ("decide: the rules", tables, "play", "loop"),

@@ -37,6 +37,10 @@ class SeatKeys(NamedTuple):
     bot_level: str
 
 
+def seat_keys(seat: Seat) -> SeatKeys:
+    return SeatKeys(seat.holder_key, seat.user_id, seat.guest_id, seat.bot_level)
+
+
 @dataclass(frozen=True)
 class Holder:
     """Who a request or a websocket speaks for: a member, a guest, and the browser's seat key."""
@@ -45,7 +49,7 @@ class Holder:
     guest_id: int | None = None
     key: str = ""
 
-    def holds(self, seat: Seat | SeatKeys) -> bool:
+    def holds(self, seat: SeatKeys) -> bool:
         if seat.bot_level or not seat.holder_key:
             return False
         if self.key and seat.holder_key == self.key:
@@ -92,6 +96,9 @@ def _seen_in(seat: Seat, round_: dict[int, datetime | None] | None) -> datetime 
     return moment
 
 
+# What `Holder.holds` reads of each seat of a list of seats (`TableState._seat_keys`).
+type SeatsKeys = tuple[list[Seat], list[tuple[int, SeatKeys]]]
+
 # The seats as a state's clock saw them (`TableState._clock_seats`): the list of seats and the
 # slate they were seen for, what the clock sees of each, who is away, the presence round read.
 type ClockSeats = tuple[
@@ -135,6 +142,7 @@ class TableState:
     # What the state has worked out once and keeps (`rules`, `_clock_seats`).
     parsed_rules: HouseRules | None = field(default=None, repr=False, compare=False)
     clock_seats: ClockSeats | None = field(default=None, repr=False, compare=False)
+    seat_keys: SeatsKeys | None = field(default=None, repr=False, compare=False)
 
     @property
     def rules(self) -> HouseRules:
@@ -156,6 +164,9 @@ class TableState:
         # The clock's view of the seats too: it is checked against the seats at each use.
         if earlier.clock_seats is not None:
             self.clock_seats = earlier.clock_seats
+        # And what `held_by` reads of them, checked the same way.
+        if earlier.seat_keys is not None:
+            self.seat_keys = earlier.seat_keys
         return self
 
     def hand_seat(self, table_seat: int) -> int | None:
@@ -173,7 +184,20 @@ class TableState:
         return f"{rubber}/{self.hand_row.number if self.hand_row is not None else 0}"
 
     def held_by(self, holder: Holder) -> list[int]:
-        return [seat.index for seat in self.seats if holder.holds(seat)]
+        return [index for index, keys in self._seat_keys() if holder.holds(keys)]
+
+    def _seat_keys(self) -> list[tuple[int, SeatKeys]]:
+        """Each seat's index and what `Holder.holds` reads of it, kept while the state holds
+        the same list of seats (a change to a seat makes a new list: `_changed_seat`) and
+        passed on to the next state with the rules: every phone's view asks at every change
+        who its phone holds, and a seat's member and guest are read through Django's
+        descriptors, in Python (a twentieth of an action's time, read for each phone)."""
+        kept = self.seat_keys
+        if kept is not None and kept[0] is self.seats:
+            return kept[1]
+        keys = [(seat.index, seat_keys(seat)) for seat in self.seats]
+        self.seat_keys = (self.seats, keys)
+        return keys
 
     def observe(
         self, table_seat: int | None, public: dict[str, Any] | None = None

@@ -52,7 +52,7 @@ from games.services.access import is_admin, is_member
 from games.services.conf import pace, seconds
 from games.services.refusals import engine_message, refusal_message
 from games.services.snapshots import clone, editable_copy, editable_snapshot, kept, read_state
-from games.services.state import Holder, TableState, finish_hand, last_seen
+from games.services.state import Holder, TableState, finish_hand, last_seen, seat_keys
 
 log = logging.getLogger(__name__)
 
@@ -332,7 +332,9 @@ def arrive(table_id: int, holder: Holder) -> None:
             return
         seats = read_state(table).seats
     # A player who is away (on a break, buying a round) is not back by opening the page.
-    if not any(holder.holds(seat) and (not seat.away or seat.back_at_deal) for seat in seats):
+    if not any(
+        holder.holds(seat_keys(seat)) and (not seat.away or seat.back_at_deal) for seat in seats
+    ):
         return
 
     def make(state: TableState, now: datetime) -> None:
@@ -402,7 +404,7 @@ def _own_seat(state: TableState, holder: Holder, index: Any) -> Seat:
     if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < len(state.seats):
         raise TableError("bad_seat", _("There is no such seat."))
     seat = state.seats[index]
-    if not holder.holds(seat):
+    if not holder.holds(seat_keys(seat)):
         raise TableError("not_your_seat", _("That is not your seat."))
     return seat
 
@@ -622,7 +624,7 @@ def play(
         raise TableError("slate_table", _("This table keeps a slate: write on the slate."))
     if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < len(state.seats):
         raise TableError("bad_action", _("There is no such seat."))
-    if not holder.holds(state.seats[seat]):
+    if not holder.holds(seat_keys(state.seats[seat])):
         raise TableError("not_your_seat", _("That is not your seat."))
     hand = state.hand
     if table.status != Table.Status.PLAYING or hand is None or hand.complete:
@@ -663,7 +665,7 @@ def ready(table_id: int, holder: Holder, seat: int, hand: str | None = None) -> 
     """A player is done with the laundry; when every seat is, the window closes early."""
 
     def make(state: TableState, now: datetime) -> None:
-        if not 0 <= seat < len(state.seats) or not holder.holds(state.seats[seat]):
+        if not 0 <= seat < len(state.seats) or not holder.holds(seat_keys(state.seats[seat])):
             raise TableError("not_your_seat", _("That is not your seat."))
         check_hand(state, hand)
         if not state.laundry_open(now):

@@ -11,6 +11,7 @@ from django.utils import timezone
 from games.models import Rubber, Seat, Table
 from games.services import tables
 from games.services.history import open_tables, standings
+from games.services.snapshots import editable_snapshot, view_state
 from games.services.tables import TableError
 from tests.personas import Cast, member
 from tests.services.test_away import play_out_the_hand, step
@@ -173,3 +174,29 @@ def test_computer_players_alone_play_on_with_nobody_watching(klaver: Cast) -> No
         tables.fire_deadline(table.pk, timezone.now() + timedelta(hours=1))
     assert not Table.objects.get(pk=table.pk).paused
     assert len(state_of(table).hand.actions) > 0 or state_of(table).hand_row.number > 1
+
+
+def test_who_a_phone_holds_is_read_again_once_a_seat_changes_hands(klaver: Cast) -> None:
+    """What a state keeps of its seats for `held_by` (asked at every phone's view) is passed on
+    to the next state with the same seats, and read again from a seat that changed hands: the
+    phone that gave it up holds it no more, the one that took it does."""
+    table = tables.create_table(
+        club=klaver.club,
+        user=klaver.anna.user,
+        bots={2: "easy", 3: "easy"},
+        holder_key=klaver.anna.holder_key,
+    )
+    tables.take_seat(table.pk, 1, klaver.bram.holder, "Bram")
+    shared = view_state(table.pk)
+    assert shared.held_by(klaver.bram.holder) == [1]
+    same = editable_snapshot(table.pk)
+    assert same is not None and shared.seat_keys is not None and same.seat_keys is not None
+    assert same.seat_keys[1] is shared.seat_keys[1]  # passed on, not read again
+    assert same.held_by(klaver.bram.holder) == [1]
+    holder = klaver.guus.holder
+    tables._changed_seat(
+        same, 1, holder_key=holder.key, user_id=holder.user_id, guest_id=holder.guest_id
+    )
+    assert same.held_by(klaver.bram.holder) == []
+    assert same.held_by(holder) == [1]
+    assert shared.held_by(klaver.bram.holder) == [1]  # the snapshot's seats are its own
