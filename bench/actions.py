@@ -5,6 +5,7 @@ it (lock, checks, engine, writes, commit) and the four views rendered after it.
     .venv/bin/python bench/actions.py --database sqlite
     .venv/bin/python bench/actions.py --database sqlite --jinja [--processes 2]
     .venv/bin/python bench/actions.py --database sqlite --loop   # as a server's event loop does
+    .venv/bin/python bench/actions.py --database sqlite --loop --together 4
 
 bench/live.py measures whole tables over websockets, with everything sharing the machine, and
 its per-action CPU moves with whatever else runs there. This one runs in one thread of one
@@ -19,6 +20,8 @@ calling thread: the way a worker thread takes one. A server takes nearly all of 
 event loop instead (`tables.act_here`: decided on the process's snapshot, written by the loop's
 own writer, games/services/store.py); `--loop` times that, each action run to its end on one
 event loop (`act_cpu_ms` then holds the loop's few turns for it, as the server's do).
+`--together N` decides N tables' actions in one turn of the loop, as a loaded server's phones
+come, and the writer writes them in one transaction (their CPU shared out among them).
 
 `--jinja` renders each action's four views a second time through the Jinja2 template
 (bench/jinja_view.py) instead of html.py, the two in turns (one first, then the other first),
@@ -40,7 +43,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -74,6 +77,7 @@ def play(
     views: dict[str, Callable[..., str]],
     processes: int,
     loop: asyncio.AbstractEventLoop | None = None,
+    together: int = 1,
 ) -> dict[str, Any]:
     from django.utils import timezone
 
@@ -113,58 +117,63 @@ def play(
     render_cpu: dict[str, list[float]] = {name: [] for name in views}
     number = 0
     while len(act_cpu) < actions:
-        info = seeded[number % len(seeded)]
-        number += 1
-        table_id = info["id"]
-        # The process's snapshot, as a server's phones choose from their last view: reading
-        # the row here (an ORM query, more instructions than the action and its four views
-        # together) would count in a profile of the whole run, though not in the CPU timed
-        # below.
-        state = kept(table_id) or view_state(table_id)
-        hand = state.hand
-        if state.table.status == Table.Status.RUBBER_OVER:
-            tables.start_rubber(table_id, User.objects.get(pk=holders[table_id, 0].user_id))
-            continue
-        if hand is None or hand.complete or not hand.due():
-            # The next deal, its players still at the table (a table nobody is at pauses).
-            later = timezone.now() + timedelta(hours=1)
-            Seat.objects.filter(table_id=table_id).update(last_seen=later)
-            tables.fire_deadline(table_id, later)
-            continue
-        hand_seat = hand.due()[0]
-        seat = state.table_seat(hand_seat)
-        legal = [
-            a for a in observe(hand, hand_seat).legal if a.act not in ("exchange", "challenge")
-        ]
-        offers = [dict(a.to_json(), seat=seat) for a in legal]
-        for offer in offers:
-            if "target" in offer:
-                offer["target"] = state.table_seat(offer["target"])
-        payload = {k: v for k, v in choose(rng, offers).items() if k != "seat"}
+        # The actions of one turn of the loop: `together` tables', one each.
+        turn: list[tuple[int, Holder, int, dict[str, Any], str]] = []
+        while len(turn) < together and len(act_cpu) + len(turn) < actions:
+            info = seeded[number % len(seeded)]
+            number += 1
+            table_id = info["id"]
+            # The process's snapshot, as a server's phones choose from their last view:
+            # reading the row here (an ORM query, more instructions than the action and its
+            # four views together) would count in a profile of the whole run, though not in
+            # the CPU timed below.
+            state = kept(table_id) or view_state(table_id)
+            hand = state.hand
+            if state.table.status == Table.Status.RUBBER_OVER:
+                tables.start_rubber(table_id, User.objects.get(pk=holders[table_id, 0].user_id))
+                continue
+            if hand is None or hand.complete or not hand.due():
+                # The next deal, its players still at the table (a table nobody is at pauses).
+                later = timezone.now() + timedelta(hours=1)
+                Seat.objects.filter(table_id=table_id).update(last_seen=later)
+                tables.fire_deadline(table_id, later)
+                continue
+            hand_seat = hand.due()[0]
+            seat = state.table_seat(hand_seat)
+            legal = [
+                a for a in observe(hand, hand_seat).legal if a.act not in ("exchange", "challenge")
+            ]
+            offers = [dict(a.to_json(), seat=seat) for a in legal]
+            for offer in offers:
+                if "target" in offer:
+                    offer["target"] = state.table_seat(offer["target"])
+            payload = {k: v for k, v in choose(rng, offers).items() if k != "seat"}
+            # A new id each time: a repeated one would only be looked up (the duplicate path).
+            turn.append((table_id, holders[table_id, seat], seat, payload, f"{label}-{number}"))
         cpu, wall = time.thread_time(), time.perf_counter()
-        # A new id each time: a repeated one would only be looked up (the duplicate path).
         if loop is None:
-            tables.act(table_id, holders[table_id, seat], seat, payload, f"{label}-{number}")
+            for taking in turn:
+                tables.act(*taking)
         else:
-            taken = tables.act_here(
-                table_id, holders[table_id, seat], seat, payload, f"{label}-{number}"
-            )
-            loop.run_until_complete(taken)
-        act_cpu.append(time.thread_time() - cpu)
-        act_wall.append(time.perf_counter() - wall)
-        # Each way first in turn, so neither always finds the other's work in the caches.
-        order = list(views) if len(act_cpu) % 2 else list(reversed(views))
-        written = {}
-        for name in order:
-            with writing_with(views[name]):
-                cpu = time.thread_time()
-                written[name] = render_all(table_id)
-                render_cpu[name].append(time.thread_time() - cpu)
-        if "jinja" in written:
-            from jinja_view import same_view
+            # One alone runs as the earlier rounds' counts did, without a gather around it.
+            taking = [tables.act_here(*taking) for taking in turn]
+            loop.run_until_complete(taking[0] if len(taking) == 1 else _all(taking))
+        act_cpu += [(time.thread_time() - cpu) / len(turn)] * len(turn)
+        act_wall += [(time.perf_counter() - wall) / len(turn)] * len(turn)
+        for table_id, *_ in turn:
+            # Each way first in turn, so neither always finds the other's work in the caches.
+            order = list(views) if len(render_cpu["python"]) % 2 else list(reversed(views))
+            written = {}
+            for name in order:
+                with writing_with(views[name]):
+                    cpu = time.thread_time()
+                    written[name] = render_all(table_id)
+                    render_cpu[name].append(time.thread_time() - cpu)
+            if "jinja" in written:
+                from jinja_view import same_view
 
-            for python, template in zip(written["python"], written["jinja"], strict=True):
-                assert same_view(python, template), (python, template)
+                for python, template in zip(written["python"], written["jinja"], strict=True):
+                    assert same_view(python, template), (python, template)
 
     def ms(values: list[float]) -> float:
         return round(1000 * statistics.mean(values), 3)
@@ -182,6 +191,12 @@ def play(
             report["render4_jinja_cpu_ms"] - report["render4_cpu_ms"], 3
         )
     return report
+
+
+async def _all(coroutines: list[Coroutine[Any, Any, Any]]) -> list[Any]:
+    """The coroutines run together, on the running loop: each takes its first steps in the same
+    turn of it."""
+    return await asyncio.gather(*coroutines)
 
 
 async def _writer_done() -> dict[str, int]:
@@ -208,7 +223,16 @@ def main() -> None:
     parser.add_argument(
         "--loop", action="store_true", help="take the actions on an event loop, as a server does"
     )
+    parser.add_argument(
+        "--together",
+        type=int,
+        default=1,
+        help="with --loop: the actions of this many tables decided in one turn of the loop "
+        "(as a loaded server's phones are), written together; the CPU is shared out",
+    )
     args = parser.parse_args()
+    if not 1 <= args.together <= args.tables or (args.together > 1 and not args.loop):
+        parser.error("--together takes 1 to --tables, and more than 1 only with --loop")
     if args.jinja and "games.view.context" in compiled_modules():
         parser.error(
             "--jinja swaps the view's writer in games.view.context, which the compiled module "
@@ -249,7 +273,7 @@ def main() -> None:
             # Warm up: compiled queries and templates, caches, the connection.
             play(tables, 200, rng, "warm", views, args.processes, loop)
             rounds = [
-                play(tables, args.actions, rng, f"r{i}", views, args.processes, loop)
+                play(tables, args.actions, rng, f"r{i}", views, args.processes, loop, args.together)
                 for i in range(args.rounds)
             ]
             if loop is not None:
@@ -272,6 +296,7 @@ def main() -> None:
         "database": args.database,
         "processes": args.processes,
         "on": "loop" if args.loop else "thread",
+        "together": args.together,
         **({"loop_writer": written} if args.loop else {}),
         "rounds": rounds,
         **{name: min(r[name] for r in rounds) for name in names},

@@ -553,12 +553,12 @@ class SqliteLoopWriter:
     SQLite runs in this process: a statement is a function call, and a commit appends to the
     write-ahead log (`synchronous=NORMAL`, as the server's other connections), so the loop writes
     a change in less time than a trip to a worker thread and back takes. The changes decided in
-    one turn of the loop are written together in the next, in one transaction, each on a
-    savepoint of its own (a group commit, as `LoopWriter`'s): the file's lock is taken and
-    given back once for all of them, and the log's pages they share (the newest receipts,
-    the deadlines' index) are written once. It waits for the file's write lock, which one
-    writer at a time holds, `BUSY_MS` at most: a change that could not be written then is
-    decided again in a worker thread, as one that lost its race.
+    one turn of the loop are written together in the next, in one transaction (a group commit,
+    as `LoopWriter`'s): the file's lock is taken and given back once for all of them, and the
+    log's pages they share (the newest receipts, the deadlines' index) are written once. It
+    waits for the file's write lock, which one writer at a time holds, `BUSY_MS` at most: a
+    change that could not be written then is decided again in a worker thread, as one that
+    lost its race.
 
     The loop never copies the log into the database file itself (a checkpoint syncs the file:
     milliseconds of the disk's time, every phone's change waiting meanwhile); a thread of the
@@ -644,64 +644,68 @@ class SqliteLoopWriter:
                 done.set_result(outcome)
 
     def _write(self, changes: list[tuple[str, list[Any], list[Statement]]]) -> list[bool]:
-        """Each change written or not, in one transaction: a change that cannot be written (a
-        lost claim, a used id) is rolled back to its savepoint and costs the others nothing;
-        any other error, or a failed commit, leaves all of them unwritten (and their callers
-        told so: they wait for no more than this)."""
-        try:
-            connection = self._connect()
-            connection.execute("BEGIN IMMEDIATE")
-        except sqlite3.Error:
-            log.debug("the loop could not begin a change; a worker thread decides", exc_info=True)
-            self.passed += len(changes)
-            return [False] * len(changes)
-        several = len(changes) > 1
-        written: list[bool] = []
-        try:
-            cursor = connection.cursor()
-            for claim, params, rest in changes:
-                written.append(self._write_one(connection, cursor, claim, params, rest, several))
-            if connection.in_transaction:
-                connection.execute("COMMIT")
-        except Exception:  # nothing of them is written: the callers are told, never left waiting
-            log.warning("changes on the loop failed; worker threads decide them", exc_info=True)
-            if connection.in_transaction:
-                connection.execute("ROLLBACK")
-            written = [False] * len(changes)
-        count = sum(written)
-        self.written += count
-        self.passed += len(changes) - count
-        self.batches += several
-        self.since_checkpoint += count
+        """Each change written or not, in one transaction. A claim that finds its table moved on
+        writes nothing, and the others go on; a change whose id was used (its receipt refused)
+        is left out and the others are written again without it, in a transaction of their
+        own (a savepoint for each change, two statements more, took back half of what the
+        shared commit saves). Any other
+        error, or a failed commit, leaves all of them unwritten (and their callers told so:
+        they wait for no more than this)."""
+        left = list(range(len(changes)))
+        taken: list[int] = []
+        while left:
+            try:
+                cursor = self._connect().cursor()
+                cursor.execute("BEGIN IMMEDIATE")
+            except sqlite3.Error:
+                log.debug(
+                    "the loop could not begin a change; a worker thread decides", exc_info=True
+                )
+                break
+            try:
+                taken, refused = self._write_all(cursor, [(i, changes[i]) for i in left])
+                if refused is None:
+                    cursor.execute("COMMIT")
+                    break
+                cursor.execute("ROLLBACK")
+                left.remove(refused)
+                taken = []
+            except (
+                Exception
+            ):  # nothing of them is written: the callers are told, never left waiting
+                log.warning("changes on the loop failed; worker threads decide them", exc_info=True)
+                if cursor.connection.in_transaction:
+                    cursor.execute("ROLLBACK")
+                taken = []
+                break
+        written = [False] * len(changes)
+        for i in taken:
+            written[i] = True
+        self.written += len(taken)
+        self.passed += len(changes) - len(taken)
+        self.batches += len(changes) > 1
+        self.since_checkpoint += len(taken)
         if self.since_checkpoint >= self.CHECKPOINT_CHANGES and not self.checkpointing:
             self._checkpoint_soon()
         return written
 
-    def _write_one(
+    def _write_all(
         self,
-        connection: sqlite3.Connection,
         cursor: sqlite3.Cursor,
-        claim: str,
-        params: list[Any],
-        rest: list[Statement],
-        several: bool,
-    ) -> bool:
-        """One change of the transaction: False, and nothing of it written, when its claim
-        finds the table moved on or its receipt's id was used (other errors raise)."""
-        if several:
-            connection.execute("SAVEPOINT change")
-        try:
-            if cursor.execute(self._query(claim), params).rowcount != 1:
-                raise Lost
-            run_all(cursor, [self._here(statement) for statement in rest])
-        except (Lost, sqlite3.IntegrityError):
-            connection.execute("ROLLBACK TO change" if several else "ROLLBACK")
-            if several:
-                connection.execute("RELEASE change")
-            return False
-        if several:
-            connection.execute("RELEASE change")
-        return True
+        changes: list[tuple[int, tuple[str, list[Any], list[Statement]]]],
+    ) -> tuple[list[int], int | None]:
+        """The changes' statements in the transaction begun: those whose claim took the
+        table's row, and the first refused by a constraint (its id used), where it stopped."""
+        taken = []
+        for i, (claim, params, rest) in changes:
+            try:
+                if cursor.execute(self._query(claim), params).rowcount != 1:
+                    continue  # the table moved on: nothing of it written
+                run_all(cursor, [self._here(statement) for statement in rest])
+            except sqlite3.IntegrityError:
+                return taken, i
+            taken.append(i)
+        return taken, None
 
     def _connect(self) -> sqlite3.Connection:
         if self.connection is None:

@@ -130,10 +130,32 @@ async def test_a_change_waits_for_the_logs_restart_and_the_loop_does_not(klaver:
 async def test_the_changes_of_one_turn_of_the_loop_take_the_write_lock_once(
     klaver: Cast,
 ) -> None:
-    """The changes decided in one turn of the loop are written in one transaction (the file's
-    lock taken and given back once, the log's shared pages written once), each on a savepoint
-    of its own: one whose id was used writes nothing, and the others are written all the same
-    and told so."""
+    """The changes decided in one turn of the loop are written in one transaction: the file's
+    lock taken and given back once, the log's shared pages written once."""
+    ids = [(await sync_to_async(four_people_table)(klaver)).pk for _ in range(3)]
+    for table_id in ids:
+        await snapshot(table_id)
+    before = {table_id: await sync_to_async(rows)(table_id) for table_id in ids}
+    writer = store.new_loop_writer(asyncio.get_running_loop())
+    statements: list[str] = []
+    writer._connect().set_trace_callback(statements.append)
+    written = await write_together(klaver, writer, ids, ["one", "two", "three"])
+    assert written == [True, True, True]
+    assert statements.count("BEGIN IMMEDIATE") == statements.count("COMMIT") == 1
+    assert (writer.written, writer.passed, writer.batches) == (3, 0, 1)
+    for table_id, name in zip(ids, ["one", "two", "three"], strict=True):
+        after = await sync_to_async(rows)(table_id)
+        assert after["table"]["version"] == before[table_id]["table"]["version"] + 1
+        assert [r["action_id"] for r in after["receipts"]] == [name]
+    await writer.close()
+
+
+async def test_a_used_id_among_the_changes_of_a_turn_costs_the_others_nothing(
+    klaver: Cast,
+) -> None:
+    """A change whose id was used (its receipt refused, its table's row claimed already in the
+    transaction) is left out of its turn's transaction, and the others are written all the
+    same and told so."""
     ids = [(await sync_to_async(four_people_table)(klaver)).pk for _ in range(3)]
     for table_id in ids:
         await snapshot(table_id)
@@ -141,23 +163,9 @@ async def test_the_changes_of_one_turn_of_the_loop_take_the_write_lock_once(
     await sync_to_async(ActionReceipt.objects.create)(table=used, action_id="used", version=1)
     before = {table_id: await sync_to_async(rows)(table_id) for table_id in ids}
     writer = store.new_loop_writer(asyncio.get_running_loop())
-    now = timezone.now()
-    changes = []
-    for table_id in ids:
-        seat, payload = await sync_to_async(a_card)(table_id)
-        changes.append(decided(table_id, people(klaver)[seat].holder, seat, payload, now))
-    statements: list[str] = []
-    writer._connect().set_trace_callback(statements.append)
     names = ["fresh-0", "used", "fresh-2"]
-    written = await asyncio.gather(
-        *(
-            writer.write(state, base, now, name)
-            for (state, base), name in zip(changes, names, strict=True)
-        )
-    )
+    written = await write_together(klaver, writer, ids, names)
     assert written == [True, False, True]
-    assert statements.count("BEGIN IMMEDIATE") == statements.count("COMMIT") == 1
-    assert statements.count("ROLLBACK TO change") == 1
     assert (writer.written, writer.passed, writer.batches) == (2, 1, 1)
     for table_id, name, was_written in zip(ids, names, written, strict=True):
         after = await sync_to_async(rows)(table_id)
@@ -167,6 +175,26 @@ async def test_the_changes_of_one_turn_of_the_loop_take_the_write_lock_once(
         assert after["table"]["version"] == before[table_id]["table"]["version"] + 1
         assert [r["action_id"] for r in after["receipts"]] == [name]
     await writer.close()
+
+
+async def write_together(
+    klaver: Cast, writer: store.SqliteLoopWriter, ids: list[int], names: list[str]
+) -> list[bool]:
+    """A card played at each table, decided on its snapshot in one turn of the loop and
+    written by `writer` (one action id each, `names`)."""
+    now = timezone.now()
+    changes = []
+    for table_id in ids:
+        seat, payload = await sync_to_async(a_card)(table_id)
+        changes.append(decided(table_id, people(klaver)[seat].holder, seat, payload, now))
+    return list(
+        await asyncio.gather(
+            *(
+                writer.write(state, base, now, name)
+                for (state, base), name in zip(changes, names, strict=True)
+            )
+        )
+    )
 
 
 async def test_a_change_that_fails_otherwise_leaves_its_turn_unwritten_and_told(
@@ -180,11 +208,6 @@ async def test_a_change_that_fails_otherwise_leaves_its_turn_unwritten_and_told(
         await snapshot(table_id)
     before = {table_id: await sync_to_async(rows)(table_id) for table_id in ids}
     writer = store.new_loop_writer(asyncio.get_running_loop())
-    now = timezone.now()
-    changes = []
-    for table_id in ids:
-        seat, payload = await sync_to_async(a_card)(table_id)
-        changes.append(decided(table_id, people(klaver)[seat].holder, seat, payload, now))
     real_run_all = store.run_all
     calls = []
 
@@ -195,15 +218,7 @@ async def test_a_change_that_fails_otherwise_leaves_its_turn_unwritten_and_told(
         real_run_all(cursor, statements)
 
     monkeypatch.setattr(store, "run_all", second_fails)
-    written = await asyncio.wait_for(
-        asyncio.gather(
-            *(
-                writer.write(state, base, now, f"failing-{n}")
-                for n, (state, base) in enumerate(changes)
-            )
-        ),
-        5,
-    )
+    written = await asyncio.wait_for(write_together(klaver, writer, ids, ["fails-0", "fails-1"]), 5)
     assert written == [False, False] and len(calls) == 2
     assert (writer.written, writer.passed) == (0, 2)
     assert writer.connection is not None and not writer.connection.in_transaction
