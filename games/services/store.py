@@ -633,10 +633,13 @@ class SqliteLoopWriter:
             assert self.checkpoint is not None
             self.checkpoint.add_done_callback(lambda _: self._write_waiting())
             return
+        changes, self.waiting = self.waiting, []
+        self.due = False
+        written = [False] * len(changes)
         try:
-            changes, self.waiting = self.waiting, []
-            self.due = False
             written = self._write([change for change, _ in changes])
+        except Exception:  # its callers are told, never left waiting
+            log.exception("changes on the loop failed; worker threads decide them")
         finally:
             self.restarting.release()
         for (_, done), outcome in zip(changes, written, strict=True):
