@@ -651,9 +651,8 @@ class SqliteLoopWriter:
         writes nothing, and the others go on; a change whose id was used (its receipt refused)
         is left out and the others are written again without it, in a transaction of their
         own (a savepoint for each change, two statements more, took back half of what the
-        shared commit saves). Any other
-        error, or a failed commit, leaves all of them unwritten (and their callers told so:
-        they wait for no more than this)."""
+        shared commit saves). Any other error, or a failed commit, leaves all of them
+        unwritten (and their callers told so: they wait for no more than this)."""
         left = list(range(len(changes)))
         taken: list[int] = []
         while left:
@@ -666,16 +665,15 @@ class SqliteLoopWriter:
                 )
                 break
             try:
-                taken, refused = self._write_all(cursor, [(i, changes[i]) for i in left])
+                taken, refused = self._run_changes(cursor, [(i, changes[i]) for i in left])
                 if refused is None:
                     cursor.execute("COMMIT")
                     break
                 cursor.execute("ROLLBACK")
                 left.remove(refused)
                 taken = []
-            except (
-                Exception
-            ):  # nothing of them is written: the callers are told, never left waiting
+            except Exception:
+                # Nothing of them is written: the callers are told, never left waiting.
                 log.warning("changes on the loop failed; worker threads decide them", exc_info=True)
                 if cursor.connection.in_transaction:
                     cursor.execute("ROLLBACK")
@@ -692,7 +690,7 @@ class SqliteLoopWriter:
             self._checkpoint_soon()
         return written
 
-    def _write_all(
+    def _run_changes(
         self,
         cursor: sqlite3.Cursor,
         changes: list[tuple[int, tuple[str, list[Any], list[Statement]]]],

@@ -37,7 +37,8 @@ def test_a_player_gets_up_between_hands_and_a_computer_player_plays_her_seat_out
     assert state_of(table).hand_row.number == 2
 
 
-def test_between_rubbers_a_seat_given_up_is_free(klaver: Cast) -> None:
+def anna_and_bram_with_two_computer_players(klaver: Cast) -> Table:
+    """A table Anna opened with two computer players, Bram in seat 1, no rubber begun."""
     table = tables.create_table(
         club=klaver.club,
         user=klaver.anna.user,
@@ -45,6 +46,11 @@ def test_between_rubbers_a_seat_given_up_is_free(klaver: Cast) -> None:
         holder_key=klaver.anna.holder_key,
     )
     tables.take_seat(table.pk, 1, klaver.bram.holder, "Bram")
+    return table
+
+
+def test_between_rubbers_a_seat_given_up_is_free(klaver: Cast) -> None:
+    table = anna_and_bram_with_two_computer_players(klaver)
     tables.leave_seat(table.pk, 1, klaver.bram.holder)
     assert Seat.objects.get(table=table, index=1).is_free
 
@@ -180,13 +186,7 @@ def test_who_a_phone_holds_is_read_again_once_a_seat_changes_hands(klaver: Cast)
     """What a state keeps of its seats for `held_by` (asked at every phone's view) is passed on
     to the next state with the same seats, and read again from a seat that changed hands: the
     phone that gave it up holds it no more, the one that took it does."""
-    table = tables.create_table(
-        club=klaver.club,
-        user=klaver.anna.user,
-        bots={2: "easy", 3: "easy"},
-        holder_key=klaver.anna.holder_key,
-    )
-    tables.take_seat(table.pk, 1, klaver.bram.holder, "Bram")
+    table = anna_and_bram_with_two_computer_players(klaver)
     shared = view_state(table.pk)
     assert shared.held_by(klaver.bram.holder) == [1]
     same = editable_snapshot(table.pk)
