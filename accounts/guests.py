@@ -1,6 +1,6 @@
 """Guests: people at a table without an account, held by their browser session.
 
-The live-table issue seats guests with these helpers:
+The live tables seat guests with these helpers:
 
     guest = get_guest(request)                         # the session's guest, or None
     guest = get_or_create_guest(request, "Kees")       # ValidationError on a bad name

@@ -24,7 +24,7 @@ def python_build() -> str:
     (python.org's, Debian's, the official Docker images'), else what it lacks; "shared" when
     it runs from a shared library. A plain `pyenv install` builds neither optimization, as a
     shared library: in one thread (bench/actions.py) a tenth slower than an optimized build,
-    in a loaded server a few per cent (docs/history/live-speed.md, twelfth session)."""
+    in a loaded server a few per cent."""
     args = str(sysconfig.get_config_var("CONFIG_ARGS") or "")
     parts = [
         "pgo" if "--enable-optimizations" in args else "no-pgo",
@@ -37,8 +37,7 @@ def python_build() -> str:
 
 def compiled_modules() -> list[str]:
     """The modules that run compiled (toepen_site/compiled.py, `make compile`): the view's
-    renders about a quarter less CPU, the engine's hands half (docs/history/live-speed.md,
-    seventeenth and eighteenth sessions)."""
+    renders about a quarter less CPU, the engine's hands half."""
     from toepen_site import compiled  # the benchmarks run from the repository's root
 
     return compiled.running_builds()
@@ -46,8 +45,7 @@ def compiled_modules() -> list[str]:
 
 def allocator() -> str:
     """The allocator this process runs on (toepen_site/allocator.py): mimalloc spent a few per
-    cent to a tenth less CPU an action in a loaded server (docs/history/live-speed.md, twentieth
-    session)."""
+    cent to a tenth less CPU an action in a loaded server."""
     from toepen_site import allocator
 
     return allocator.running()

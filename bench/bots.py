@@ -11,13 +11,12 @@ table to table (seat t mod 4 at table t) and the first dealer from rubber to rub
 A rubber is lost by every player who reaches 0 lives in the hand that ends it (first_out), so
 loss rates over the four seats can add up to a little over 100%.
 
-Line-ups and the targets of the issue:
+Line-ups and their targets:
 - strong among three normal: loses at most 15% (a fair share is 25%);
 - normal among three easy: loses at most 15%;
 - cautious among three strong and reckless among three strong: each loses more than 25%,
   with the whole 95% interval above 25%;
-- strong among three lijntoepers and strong among three knockers (issue #20): each loses at
-  most 15%.
+- strong among three lijntoepers and strong among three knockers: each loses at most 15%.
 Strong's thinking time is measured on every ask while its seat is due (searches and the cheap
 answers alike) and on searches alone; the limit is 300 ms at the 95th percentile.
 

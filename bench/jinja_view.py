@@ -1,7 +1,6 @@
 """The live view as a Jinja2 template, for `bench/actions.py --jinja` only: what html.py's
-`live_html` would cost as a template (docs/history/live-speed.md, 24 November 2026). It is not
-the app's view: html.py is, because this cost the capacity more than the 10% the client's
-issue allows.
+`live_html` would cost as a template. It is not the app's view: html.py is, because as a
+template the view cost more than a tenth of the live server's capacity.
 
 The template is `bench/jinja2/games/live.html` (with its pieces in `games/live/parts.html`),
 rendered through Django's own Jinja2 backend with autoescape and the i18n extension's newstyle

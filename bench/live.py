@@ -70,7 +70,7 @@ PACE_SECONDS = 1.0  # one action a second per table
 MIN_PACE = 0.95  # a step passes only when its tables get this share of their actions
 WAIT_SECONDS = 10.0  # an update later than this counts as lost
 STEPS = [2, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512]
-# Issue #21's targets for the app (README "Which server"): this many tables at p99 under
+# The app's capacity targets (docs/performance.md): this many tables at p99 under
 # TARGET_MS, with at most this much server CPU an action and server memory a phone there.
 TARGET_TABLES = 1200
 TARGET_CPU_MS = 0.7
@@ -752,14 +752,14 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
             log(
                 f"{name}: app {tables['app']} tables, fan-out {tables['fanout']}"
                 f" (ratio {report['configs'][name]['app_vs_fanout']})"
-                + (f"; issue #21's targets met: {verdict['met']}" if verdict else "")
+                + (f"; targets met: {verdict['met']}" if verdict else "")
             )
     watcher.cancel()
     return report
 
 
 def targets(app: dict[str, Any] | None) -> dict[str, Any] | None:
-    """Issue #21's targets against the app's run (None: the app was not run): met when a step
+    """The app's capacity targets against its run (None: the app was not run): met when a step
     of at least TARGET_TABLES tables passed with its server CPU an action and server memory a
     phone within theirs. `measured`: that step's figures, else those of the largest count that
     passed (all None when none did)."""

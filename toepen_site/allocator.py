@@ -6,8 +6,7 @@ by whatever starts the server: `make run`, the README's production command ("Whi
 and the servers the tests and the benchmarks start (tests/scaleout/servers.py) all ask for
 mimalloc. A loaded live server allocates and frees a view's dicts and strings per phone at
 every change, among a thousand tables' snapshots: on mimalloc it spent a few per cent to a tenth
-less CPU an action in runs in turns, for about 5% more memory (docs/history/live-speed.md,
-twentieth session).
+less CPU an action in runs in turns, for about 5% more memory.
 
     python -m toepen_site.allocator     # prints PYTHONMALLOC=mimalloc, or nothing
 

@@ -38,12 +38,11 @@ start_with_server()
 # objects) it ran hundreds of times a minute at 512 tables, one pass holding the loop for up to
 # 50 ms and a full pass over the snapshots for 200 ms, the slowest actions' wait. Freeze what
 # start-up made (a full pass no longer walks it) and collect the youngest objects every 50,000
-# left alive instead of every 2,000 (docs/history/live-speed.md, seventh session). Every other
-# pass also walks what the pass before it left and moves it to the oldest generation (the middle
-# generation's threshold 0, where Python's is 10): what outlives two passes, as a phone's
-# connection does, no longer gathers in the middle generation for one pass in twenty to walk all
-# at once (after 4,800 phones had connected, that pass held the loop for 520 ms, where the others
-# took about 100: docs/history/live-speed.md, twenty-sixth session). Full passes stay as rare as
+# left alive instead of every 2,000. Every other pass also walks what the pass before it left
+# and moves it to the oldest generation (the middle generation's threshold 0, where Python's is
+# 10): what outlives two passes, as a phone's connection does, no longer gathers in the middle
+# generation for one pass in twenty to walk all at once (after 4,800 phones had connected, that
+# pass held the loop for 520 ms, where the others took about 100). Full passes stay as rare as
 # before, one in 2,000.
 gc.freeze()
 gc.set_threshold(50_000, 0, 1_000)

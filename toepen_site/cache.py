@@ -6,9 +6,8 @@ server every request and every websocket is a context of its own: each built its
 packages (`importlib.metadata`, which walks `sys.path`), a pool of its own and a new
 connection to Redis. A phone's handshake (its socket slot, games/throttle.py) cost about 2 ms
 of the server's CPU that way, and the connection stayed open as long as the phone's socket did,
-one for every phone (docs/history/live-speed.md, thirty-third session). Django's own client
-also makes a new `redis.Redis` for every command, whose table of response callbacks alone is
-some 170 entries.
+one for every phone. Django's own client also makes a new `redis.Redis` for every command,
+whose table of response callbacks alone is some 170 entries.
 
 Here every `SharedRedisCache` of a process with the same servers and options uses one client,
 which keeps one `redis.Redis` a server: redis-py's clients are safe to share between threads

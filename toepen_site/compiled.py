@@ -5,9 +5,8 @@ every computer player's move with the rules engine: compiled with mypyc (the com
 ships with mypy), `games/view/context.py` and `games/view/html.py` render the same views for
 about a quarter less, the engine's hands play twice as fast, and a searching computer player
 (the worlds it deals and plays out: `games/bots/`) makes the same choices for a third of the
-CPU (docs/history/live-speed.md, seventeenth and eighteenth sessions). The table's state
-(`games/services/state.py`), whose helpers the view and the clock call at every change, runs
-compiled beside them, the calls between them then native (thirty-ninth session). Nothing else
+CPU. The table's state (`games/services/state.py`), whose helpers the view and the clock call
+at every change, runs compiled beside them, the calls between them then native. Nothing else
 changes: the source is the one the tests read and mypy checks (`make lint`); compiled, each
 annotation is also checked as the code runs, so a value of the wrong type fails loudly instead
 of rendering. The engine's readers of untrusted input (a record: `record.py`; a house-rule

@@ -17,7 +17,7 @@ class Key(models.BigAutoField):
     (`prepare_join_on_clause`) and every bulk insert. Each new field changes the class `Field`
     (`Field.creation_counter += 1`), and after a thousand changes CPython stops caching
     attribute lookups on `Field` and on every subclass for the rest of the process: a live
-    server spent them within minutes (docs/history/live-speed.md, fifteenth session). This
+    server spent them within minutes. This
     asks one field made at import instead.
 
     The column is Django's own, and so is the deconstructed path: migrations see a
@@ -35,10 +35,10 @@ class RowKey(Key):
     """`Key` for a table that takes a row at every action (the action receipts): on SQLite
     without `AUTOINCREMENT`, which keeps the largest key ever given in `sqlite_sequence` and so
     writes that table's page to the log with every insert, a page more in every change's
-    commit (7-10 µs of an action's CPU, with the checkpoint's copy of it: docs/history/
-    live-speed.md, twenty-fifth session). Without it SQLite gives the largest key in the
-    table plus one; a key freed by deleting the newest row may come back, which nothing
-    here minds (no other row refers to these). Elsewhere it is `Key` itself."""
+    commit (7-10 µs of an action's CPU, with the checkpoint's copy of it). Without it SQLite
+    gives the largest key in the table plus one; a key freed by deleting the newest row may
+    come back, which nothing here minds (no other row refers to these). Elsewhere it is `Key`
+    itself."""
 
     def db_type_suffix(self, connection: Any) -> Any:
         if connection.vendor == "sqlite":

@@ -19,9 +19,8 @@ from django.dispatch import Signal
 
 class Tables:
     """The one sender of `table_changed`. Django keeps a signal's receivers by sender only for a
-    sender it can hold a weak reference to (`use_caching`); without that, every change looked
-    its receivers up again under the signal's lock (docs/history/live-speed.md, thirty-first
-    session)."""
+    sender it can hold a weak reference to (`use_caching`); without that, every change would
+    look its receivers up again under the signal's lock."""
 
 
 # Sent by `Tables` with table_id, version, deadline (the table's next one, or None) and state

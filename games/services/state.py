@@ -65,10 +65,9 @@ class Holder:
 # every seat every round without a new version of the table, so it is kept beside the states,
 # not in them: a round that made a new state of every table (its seats copied with the new
 # moments) made some 25 objects a table for Python's cycle collector, a young pass every few
-# seconds in a loaded server, each holding every phone's next view for 0.1-0.2 s
-# (docs/history/live-speed.md, thirtieth session). Replaced whole, never changed: a reader in
-# another thread sees one round or the next. Moments are not tracked by the collector, nor
-# dicts holding only them.
+# seconds in a loaded server, each holding every phone's next view for 0.1-0.2 s. Replaced
+# whole, never changed: a reader in another thread sees one round or the next. Moments are not
+# tracked by the collector, nor dicts holding only them.
 _heard: dict[int, dict[int, datetime | None]] = {}
 
 

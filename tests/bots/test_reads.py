@@ -1,4 +1,4 @@
-"""Reading players from the hands they showed (issue #20): the table reconstructs what a player
+"""Reading players from the hands they showed: the table reconstructs what a player
 knew when she knocked or stayed, tells the lijntoeper from the knocker, and the computer players
 act on what they read, from public actions only."""
 

@@ -1,4 +1,4 @@
-"""The two benchmark styles of issue #20 do what defines them: the lijntoeper knocks only on a
+"""The two benchmark styles (docs/bots.md) do what defines them: the lijntoeper knocks only on a
 sure last trick and folds without a high card; the knocker knocks at every low stake and folds
 only at a high one."""
 

@@ -20,7 +20,7 @@ def test_a_snapshot_holds_every_field_of_the_profile(club):
 
 def test_a_tables_rules_survive_an_edit_of_its_profile(club):
     profile = services.create_profile(club, "Kroeg", BUILT_IN_PROFILES["kroeg"])
-    # What a table stores when it starts (the live-table issue keeps this with the table).
+    # What a table stores when it starts (the live table keeps this with the table).
     started_with = json.loads(json.dumps(profile.snapshot()))
 
     services.update_profile(

@@ -1,4 +1,4 @@
-"""Computer players at a live table remember it (issue #20): each is kept for its seat from
+"""Computer players at a live table remember it: each is kept for its seat from
 rubber to rubber, watches every hand the table finished, and a new process's computer player
 learns the same from the stored hands."""
 
