@@ -18,13 +18,12 @@ measured once more before it counts as a miss (`--retries`), for both servers al
 Set-ups: "embedded" is one server process on a SQLite file with the in-memory channel layer (the
 default); "scaleout" is two server processes on PostgreSQL and Redis, each table's clients split
 two and two over the processes, or with `--route table` all four at one process (as a proxy
-that routes a table's sockets by its code puts them, README "Which server"); `--processes 1`
-runs one process on PostgreSQL and Redis (the smallest production set-up). `--listen unix` has
-the servers listen on Unix sockets, as behind the proxy in production, and the clients connect
-there. The load
-generator is this process, on the same machine: on a 2-core machine it takes its share of the
-CPU. Loopback only; the servers, the databases it creates and the Redis database it claims are
-removed at the end. Ends with one JSON line.
+that routes a table's sockets by its code puts them, docs/performance.md); `--processes 1` runs
+one process on PostgreSQL and Redis (the smallest production set-up). `--listen unix` has the
+servers listen on Unix sockets, as behind the proxy in production, and the clients connect
+there. The load generator is this process, on the same machine: on a 2-core machine it takes
+its share of the CPU. Loopback only; the servers, the databases it creates and the Redis
+database it claims are removed at the end. Ends with one JSON line.
 """
 
 from __future__ import annotations
@@ -820,7 +819,7 @@ def main() -> None:
         choices=["tcp", "unix"],
         default="tcp",
         help="the servers listen on loopback ports, or on Unix sockets as behind the proxy in"
-        ' production (README, "Which server"); the clients connect there',
+        " production (docs/performance.md); the clients connect there",
     )
     parser.add_argument(
         "--route",

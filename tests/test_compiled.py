@@ -17,7 +17,7 @@ from toepen_site import compiled
 
 
 def test_in_ci_the_suite_runs_on_the_compiled_modules() -> None:
-    """Production runs the build (README, "The compiled modules"): CI tests what production
+    """Production runs the build (docs/performance.md): CI tests what production
     runs, so a type that only the compiled module checks fails here, not at a table."""
     built = compiled.running_builds()
     if os.environ.get("CI") != "true" and not built:

@@ -1,5 +1,5 @@
 """ASGI entry point: HTTP through Django, websockets through Channels (served by daphne or
-uvicorn: README, "Which server")."""
+uvicorn: docs/performance.md)."""
 
 import gc
 import os

@@ -31,16 +31,16 @@ PYTHON = sys.executable
 DAPHNE = str(Path(sys.executable).with_name("daphne"))
 # The ASGI servers a process can run the same application under (`Daphne(server=...)`).
 SERVERS = ("daphne", "uvicorn", "granian", "hypercorn")
-# The ones the project supports (README, "Which server"): the scale-out tests run under each.
+# The ones the project supports (docs/performance.md): the scale-out tests run under each.
 SUPPORTED = ("daphne", "uvicorn")
 
 
-# uvicorn's options in production (README, "Which server"): the lifespan protocol starts the
+# uvicorn's options in production (docs/performance.md): the lifespan protocol starts the
 # table clock with the server (toepen_site/asgi.py); views go uncompressed, as under daphne.
 UVICORN = ["--lifespan", "on", "--ws-per-message-deflate", "false"]
 # uvicorn with per-message compression (bench/live.py --compression; daphne has none).
 UVICORN_COMPRESSING = ["--ws-per-message-deflate", "true"]
-# uvicorn on a Unix socket, the proxy its only client (README, "Which server"): the addresses
+# uvicorn on a Unix socket, the proxy its only client (docs/performance.md): the addresses
 # the proxy forwards are believed from whoever may open the socket.
 UVICORN_UNIX = ["--forwarded-allow-ips", "*", "--uds"]
 # daphne as the README runs it behind the proxy: the phone's address taken from the proxy's

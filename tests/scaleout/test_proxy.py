@@ -1,4 +1,4 @@
-"""The documented proxy in front of two server processes (deploy/nginx/, README "Which server"):
+"""The documented proxy in front of two server processes (deploy/nginx/, docs/performance.md):
 nginx with the project's own configuration files, only its port and the processes' Unix
 sockets the test's.
 
