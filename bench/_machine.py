@@ -5,8 +5,10 @@ from __future__ import annotations
 import contextlib
 import os
 import platform
+import subprocess
 import sys
 import sysconfig
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -51,11 +53,40 @@ def allocator() -> str:
     return allocator.running()
 
 
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def release() -> str:
+    """The version of the code that ran: pyproject.toml's, as the checkout has it."""
+    return str(tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"])
+
+
+def commit() -> str:
+    """The checkout's commit, "+" when its files differ from it ("" outside a git checkout)."""
+    with contextlib.suppress(OSError, subprocess.CalledProcessError):
+        head = subprocess.run(
+            ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        return head + ("+" if dirty else "")
+    return ""
+
+
 def machine() -> dict[str, Any]:
     memory = ""
     with contextlib.suppress(OSError):
         memory = Path("/proc/meminfo").read_text().splitlines()[0].split(":", 1)[1].strip()
     return {
+        "release": release(),
+        "commit": commit(),
         "nproc": os.cpu_count(),
         "cpu": cpu_name(),
         "memory": memory,

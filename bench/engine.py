@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 import random
 import sys
 import time
@@ -20,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from _machine import cpu_name
+from _machine import machine
 
 from games.engine import CLASSIC, Hand, replay
 
@@ -78,11 +77,10 @@ def main() -> None:
     print(
         json.dumps(
             {
+                "bench": "engine",
+                "machine": machine(),
                 "selfplay_hands_per_s": round(hands_per_s),
                 "replay_records_per_s": round(records_per_s),
-                "python": platform.python_version(),
-                "machine": platform.machine(),
-                "processor": cpu_name(),
             }
         )
     )

@@ -319,6 +319,7 @@ def main() -> None:
             cluster = Cluster(env, Path(logs), database)
             try:
                 report = {
+                    "bench": "faults",
                     "machine": machine(),
                     "freeze": freeze(cluster, args.tables, args.watch),
                     "reach": asyncio.run(reach(cluster, args.kills)),
