@@ -97,4 +97,6 @@ def machine() -> dict[str, Any]:
         # This process's (bench/live.py's servers: its configs say theirs).
         "allocator": allocator(),
         "platform": platform.platform(),
+        # Whatever else ran on the machine when this was taken (the 1-minute load average).
+        "loadavg": round(os.getloadavg()[0], 2),
     }

@@ -36,9 +36,10 @@ class BadLine(ValueError):
 
 def _python(machine: dict[str, Any]) -> str:
     compiled = "compiled" if machine.get("compiled") else "not compiled"
+    load = f", load {machine['loadavg']}" if "loadavg" in machine else ""
     return (
         f"Python {machine['python']} ({machine['python_build']}), {machine['allocator']},"
-        f" {compiled}"
+        f" {compiled}{load}"
     )
 
 
