@@ -28,6 +28,8 @@ END = "<!-- end of figures -->"
 
 # One figure of one run: (benchmark, what, set-up, value, unit).
 Figure = tuple[str, str, str, float, str]
+# The same, with the machine's load average when the run began (None: not said).
+Measured = tuple[str, str, str, float, str, float | None]
 
 
 class BadLine(ValueError):
@@ -36,10 +38,9 @@ class BadLine(ValueError):
 
 def _python(machine: dict[str, Any]) -> str:
     compiled = "compiled" if machine.get("compiled") else "not compiled"
-    load = f", load {machine['loadavg']}" if "loadavg" in machine else ""
     return (
         f"Python {machine['python']} ({machine['python_build']}), {machine['allocator']},"
-        f" {compiled}{load}"
+        f" {compiled}"
     )
 
 
@@ -113,9 +114,9 @@ READERS = {
 }
 
 
-def read(text: str) -> dict[tuple[str, str], list[Figure]]:
+def read(text: str) -> dict[tuple[str, str], list[Measured]]:
     """The figures of every line, by (release, machine)."""
-    runs: dict[tuple[str, str], list[Figure]] = {}
+    runs: dict[tuple[str, str], list[Measured]] = {}
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
@@ -124,7 +125,8 @@ def read(text: str) -> dict[tuple[str, str], list[Figure]]:
             reader = READERS[run["bench"]]
             machine = run["machine"]
             key = (machine["release"], f"{machine['cpu']}, {machine['nproc']} cores")
-            runs.setdefault(key, []).extend(reader(run))
+            load = machine.get("loadavg")
+            runs.setdefault(key, []).extend((*figure, load) for figure in reader(run))
         except json.JSONDecodeError as error:
             raise BadLine(f"{LINES.name}, line {number}: not JSON ({error.msg})") from None
         except (KeyError, TypeError) as error:
@@ -151,17 +153,26 @@ def _value(values: list[float], unit: str) -> str:
     return f"{shown} {unit}{runs}"
 
 
-def table(runs: dict[tuple[str, str], list[Figure]]) -> str:
+def _load(loads: list[float | None]) -> str:
+    known = [load for load in loads if load is not None]
+    if not known:
+        return ""
+    low, high = min(known), max(known)
+    return f"; load {low:.1f}" if f"{low:.1f}" == f"{high:.1f}" else f"; load {low:.1f}-{high:.1f}"
+
+
+def table(runs: dict[tuple[str, str], list[Measured]]) -> str:
     """The Markdown between the markers."""
     parts = []
     for key in sorted(runs, key=_release):
         release, machine = key
-        grouped: dict[tuple[str, str, str, str], list[float]] = {}
-        for bench, what, setup, value, unit in runs[key]:
-            grouped.setdefault((bench, what, setup, unit), []).append(value)
+        grouped: dict[tuple[str, str, str, str], list[tuple[float, float | None]]] = {}
+        for bench, what, setup, value, unit, load in runs[key]:
+            grouped.setdefault((bench, what, setup, unit), []).append((value, load))
         rows = [
-            f"| `{bench}` | {what} | {_value(values, unit)} | {setup} |"
-            for (bench, what, setup, unit), values in grouped.items()
+            f"| `{bench}` | {what} | {_value([v for v, _ in measured], unit)} |"
+            f" {setup}{_load([load for _, load in measured])} |"
+            for (bench, what, setup, unit), measured in grouped.items()
         ]
         parts.append(
             f"### {release} on {machine}\n\n"

@@ -27,7 +27,7 @@ def load_figures() -> ModuleType:
 figures = load_figures()
 
 
-def machine(release: str, cpu: str = "AMD EPYC") -> dict[str, Any]:
+def machine(release: str, cpu: str = "AMD EPYC", load: float = 0.5) -> dict[str, Any]:
     return {
         "release": release,
         "commit": "abc1234",
@@ -37,13 +37,14 @@ def machine(release: str, cpu: str = "AMD EPYC") -> dict[str, Any]:
         "python_build": "pgo+lto",
         "compiled": ["games.view.html"],
         "allocator": "mimalloc",
+        "loadavg": load,
     }
 
 
-def engine_line(release: str, hands: int, cpu: str = "AMD EPYC") -> str:
+def engine_line(release: str, hands: int, cpu: str = "AMD EPYC", load: float = 0.5) -> str:
     run = {
         "bench": "engine",
-        "machine": machine(release, cpu),
+        "machine": machine(release, cpu, load),
         "selfplay_hands_per_s": hands,
         "replay_records_per_s": 9000,
     }
@@ -80,11 +81,12 @@ def test_one_table_per_release_and_machine_newest_release_first() -> None:
     assert "| 50,000 hands/s |" in written.split("### 0.2.0")[0]
 
 
-def test_a_figure_run_more_than_once_shows_its_range() -> None:
-    text = "\n".join([engine_line("0.2.0", 41000), engine_line("0.2.0", 39500)])
+def test_a_figure_run_more_than_once_shows_its_range_and_the_loads() -> None:
+    text = "\n".join([engine_line("0.2.0", 41000, load=0.4), engine_line("0.2.0", 39500, load=1.3)])
     written = figures.table(figures.read(text))
     assert "| 39,500-41,000 hands/s (2 runs) |" in written
     assert "| 9,000 records/s (2 runs) |" in written
+    assert "compiled; load 0.4-1.3 |" in written
 
 
 def test_the_live_benchmark_gives_the_largest_passing_count_and_its_step() -> None:
