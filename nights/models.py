@@ -294,11 +294,6 @@ class Rating(models.Model):
     def __str__(self) -> str:
         return f"{self.name} {self.mu:.1f}±{self.sigma:.1f}"
 
-    @property
-    def ordinal(self) -> float:
-        """What the standings sort by: the rating less three times its uncertainty."""
-        return self.mu - 3 * self.sigma
-
 
 class PlayerDay(models.Model):
     """A member's figures summed over one day of the club (the club's time zone): what season

@@ -93,11 +93,6 @@ def player_key(sitter: Sitter) -> tuple[str, int | None]:
 # -- the club's settings and its lock ---------------------------------------------------------
 
 
-def settings_for(club: Club) -> ClubNights:
-    conf, _created = ClubNights.objects.get_or_create(club=club)
-    return conf
-
-
 def _lock_club(club_id: int) -> ClubNights:
     """The club's settings row, locked: rubber ends of one club are booked one after another,
     so the Toepkoning is crowned once and each rating moves from the one before."""

@@ -39,13 +39,5 @@ def token(card: int) -> str:
     return TOKENS[card]
 
 
-def suit_of(card: int) -> int:
-    return card >> 3
-
-
-def rank_of(card: int) -> int:
-    return card & 7
-
-
 def is_face(card: int) -> bool:
     return card & 7 < SEVEN

@@ -80,19 +80,6 @@ def start_with_server() -> None:
     reactor.callWhenRunning(reactor.callLater, 0, ensure_started)  # type: ignore[attr-defined]
 
 
-def server_loop() -> asyncio.AbstractEventLoop | None:
-    """The event loop this process serves on, for a caller in another thread (a worker thread
-    of the server); None when no server loop runs here or the caller runs a loop itself."""
-    loop = _loop
-    if loop is None or loop.is_closed() or not loop.is_running():
-        return None
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return loop
-    return None
-
-
 def _changed(sender: Any, *, deadline: datetime | None = None, **_: Any) -> None:
     """A change committed here (games/services/events.py) set its table's next deadline."""
     if deadline is not None:
