@@ -3,8 +3,9 @@ frame it receives to its table's group, and each group member passes it on to it
 
     daphne -b 127.0.0.1 -p 8001 bench.fanout_asgi:application
 
-It uses the app's own settings, so the same channel layer (in-memory, or Redis with REDIS_URL)
-carries the frames; no database, no sessions, no rendering. URL: /ws/fanout/<table>/.
+It uses the app's own settings and their in-memory channel layer, which carries a group within
+one process: a table's clients all connect to one process (bench/live.py). No database, no
+sessions, no rendering. URL: /ws/fanout/<table>/.
 """
 
 from __future__ import annotations

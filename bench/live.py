@@ -15,15 +15,15 @@ their actions (a full core keeps p99 low by serving fewer; then two bisection st
 last pass and the first miss); the largest passing count is reported. A step that misses is
 measured once more before it counts as a miss (`--retries`), for both servers alike.
 
-Set-ups: "embedded" is one server process on a SQLite file with the in-memory channel layer (the
-default); "scaleout" is two server processes on PostgreSQL and Redis, each table's clients split
-two and two over the processes, or with `--route table` all four at one process (as a proxy
-that routes a table's sockets by its code puts them, docs/performance.md); `--processes 1` runs
-one process on PostgreSQL and Redis (the smallest production set-up). `--listen unix` has the
-servers listen on Unix sockets, as behind the proxy in production, and the clients connect
-there. The load generator is this process, on the same machine: on a 2-core machine it takes
-its share of the CPU. Loopback only; the servers, the databases it creates and the Redis
-database it claims are removed at the end. Ends with one JSON line.
+Set-ups: "embedded" is one server process on a SQLite file (the default); "scaleout" is two
+server processes on PostgreSQL and Redis, each table's clients split two and two over the
+processes, or with `--route table` all four at one process (as a proxy that routes a table's
+sockets by its code puts them, docs/performance.md); `--processes 1` runs one process on
+PostgreSQL and Redis (the smallest production set-up). `--listen unix` has the servers listen
+on Unix sockets, as behind the proxy in production, and the clients connect there. The load
+generator is this process, on the same machine: on a 2-core machine it takes its share of the
+CPU. Loopback only; the servers, the databases it creates and the Redis database it claims are
+removed at the end. Ends with one JSON line.
 """
 
 from __future__ import annotations
@@ -292,7 +292,9 @@ class FanoutTable:
 
     def __init__(self, number: int, servers: list[Daphne], recorder: Recorder) -> None:
         self.number = number
-        self.servers = servers
+        # The in-memory channel layer carries a group within one process: all four clients
+        # of a table at the process its number picks, whatever `--route` says for the app.
+        self.server = servers[number % len(servers)]
         self.recorder = recorder
         self.rng = random.Random(number)
         self.signal = Signal()
@@ -302,10 +304,10 @@ class FanoutTable:
         self.tasks: list[asyncio.Task[None]] = []
 
     async def start(self) -> None:
-        for seat, server in enumerate(servers_of(self.servers, self.number)):
-            url = f"ws://127.0.0.1:{server.port}/ws/fanout/t{self.number}/"
-            options: dict[str, Any] = {"compression": phones.COMPRESSION, "open_timeout": 30}
-            ws = await phones.dial(url, server.unix, **options)
+        url = f"ws://127.0.0.1:{self.server.port}/ws/fanout/t{self.number}/"
+        options: dict[str, Any] = {"compression": phones.COMPRESSION, "open_timeout": 30}
+        for seat in range(PHONES_PER_TABLE):
+            ws = await phones.dial(url, self.server.unix, **options)
             self.sockets.append(ws)
             self.tasks.append(asyncio.create_task(self._read(seat, ws)))
         self.tasks.append(asyncio.create_task(self.run()))
@@ -734,7 +736,6 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
             report["configs"][name] = {
                 "servers": f"{setup.processes} {args.server}",
                 "database": "sqlite" if name == "embedded" else "postgresql",
-                "channel_layer": "in-memory" if name == "embedded" else "redis",
                 "compression": phones.COMPRESSION,
                 "listen": args.listen,
                 "route": ROUTE if setup.processes > 1 else None,

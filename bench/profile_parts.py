@@ -24,7 +24,7 @@ PARTS = [
     ("database (Django's db layer, sqlite3, psycopg)", r"django/db/|sqlite3|psycopg"),
     ("rules engine", r"games/engine/"),
     ("write path (games/services)", r"games/services/"),
-    ("channel layer", r"channels/layers|channels_redis|games/live/layers"),
+    ("channel layer", r"channels/layers"),
     (
         "websocket frames (the server's protocol code)",
         r"websockets/|autobahn|wsproto|uvicorn/protocols|daphne/|granian|twisted/",

@@ -1,10 +1,12 @@
 """The dependencies whose internals the project relies on are the versions it was built for.
 
-games/services/prepared.py compiles querysets once with Django's SQL compiler and keeps the SQL;
-games/live/layers.py sends with channels-redis's own key layout in one script. Both reach
-below the public API, so their minor versions are pinned in pyproject.toml, and an upgrade
-fails here first, with what to check, before it can fail at a club night. (The behaviour itself
-is pinned by tests/services/test_prepared.py and tests/scaleout/test_layer_redis.py.)
+games/services/prepared.py compiles querysets once with Django's SQL compiler and keeps the SQL.
+The phones' consumers (games/live/consumers.py) replace Channels' consumer loop
+(`DirectDispatch`) and its websocket `send`, and toepen_site/sessions.py calls its session
+wrapper directly. All reach below the public API, so their minor versions are pinned in
+pyproject.toml, and an upgrade fails here first, with what to check, before it can fail at a
+club night. (The behaviour itself is pinned by tests/services/test_prepared.py and
+tests/live/test_frames.py.)
 """
 
 from __future__ import annotations
@@ -29,13 +31,19 @@ def pinned(name: str) -> Requirement:
     raise AssertionError(f"{name} is not a dependency")
 
 
-@pytest.mark.parametrize("name", ["Django", "channels-redis"])
+WHAT_TO_CHECK = {
+    "Django": "games/services/prepared.py",
+    "channels": "games/live/consumers.py (DirectDispatch, send) and toepen_site/sessions.py",
+}
+
+
+@pytest.mark.parametrize("name", sorted(WHAT_TO_CHECK))
 def test_the_installed_version_is_the_minor_version_pinned(name: str) -> None:
     requirement = pinned(name)
     installed = version(name)
     assert requirement.specifier.contains(installed), (
-        f"{name} {installed} is outside {requirement.specifier}: check games/services/prepared.py "
-        "and games/live/layers.py against its changes, then move the pin"
+        f"{name} {installed} is outside {requirement.specifier}: check {WHAT_TO_CHECK[name]} "
+        "against its changes, then move the pin"
     )
     bounds = {spec.operator: spec.version for spec in requirement.specifier}
     low, high = bounds[">="].split("."), bounds["<"].split(".")
@@ -57,13 +65,24 @@ def test_the_sql_compiler_still_has_what_the_prepared_queries_read() -> None:
     assert "self.values_select" in inspect.getsource(Query)
 
 
-def test_channels_redis_still_has_what_the_one_trip_send_uses() -> None:
-    from channels_redis.core import RedisChannelLayer
+def test_channels_still_has_what_the_phones_sockets_replace() -> None:
+    from channels.consumer import AsyncConsumer
+    from channels.generic.websocket import AsyncWebsocketConsumer
+    from channels.sessions import InstanceSessionWrapper, SessionMiddleware
 
-    for name in ("non_local_name", "consistent_hash", "get_capacity", "connection", "serialize"):
-        assert callable(getattr(RedisChannelLayer, name, None)), name
-    source = inspect.getsource(RedisChannelLayer.send)
-    # The stock send trims, counts, adds and expires one sorted set per channel: the script in
-    # games/live/layers.py does the same four steps and must keep that layout.
-    for command in ("zremrangebyscore", "zcount", "zadd", "expire"):
-        assert command in source.lower(), command
+    # DirectDispatch stands in for AsyncConsumer.__call__ when no layer is configured: it sets
+    # what Channels' loop sets (scope, channel_layer, base_send) and calls `dispatch`, which
+    # must still find handlers by `get_handler_name` and make only the trip it skips.
+    loop = inspect.getsource(AsyncConsumer.__call__)
+    for name in ("self.scope", "self.channel_layer = get_channel_layer", "self.base_send"):
+        assert name in loop, name
+    dispatch = inspect.getsource(AsyncConsumer.dispatch)
+    assert "get_handler_name(message)" in dispatch
+    assert "aclose_old_connections()" in dispatch
+    # TableConsumer.send builds the message AsyncWebsocketConsumer.send would.
+    send = inspect.getsource(AsyncWebsocketConsumer.send)
+    assert '{"type": "websocket.send", "text": text_data}' in send
+    # SocketSessionMiddleware resolves the session itself and skips the wrapper's send.
+    assert list(inspect.signature(InstanceSessionWrapper).parameters) == ["scope", "send"]
+    assert inspect.iscoroutinefunction(InstanceSessionWrapper.resolve_session)
+    assert "wrapper.send" in inspect.getsource(SessionMiddleware.__call__)

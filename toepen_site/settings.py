@@ -173,31 +173,11 @@ elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     ).strip()
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
-if REDIS_URL:
-    CHANNEL_LAYERS = {
-        "default": {
-            # channels-redis's layer with a send of one round trip (games/live/layers.py).
-            "BACKEND": "games.live.layers.RedisChannelLayer",
-            # redis-py 8 times sockets out after 5 s by default, which cuts channels-redis's
-            # blocking receive (itself 5 s) on every idle socket (channels_redis issue 422):
-            # give reads room beyond the blocking pop, and still notice a dead server.
-            "CONFIG": {
-                "hosts": [
-                    {
-                        "address": REDIS_URL,
-                        "socket_timeout": envint("REDIS_SOCKET_TIMEOUT", 30),
-                        "socket_connect_timeout": 5,
-                        "health_check_interval": 30,
-                    }
-                ],
-                # Messages waiting for one process (all its channels together) before the
-                # oldest are dropped; the default 100 is a fraction of a second at a busy time.
-                "capacity": envint("REDIS_CHANNEL_CAPACITY", 1000),
-            },
-        }
-    }
-else:
-    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+# The tables' changes travel between processes as PostgreSQL notices (games/live/notices.py), and
+# a phone hears them from its process's hub, never on a channel: nothing of the app sends on a
+# channel layer. The in-memory one carries bench/fanout_asgi.py's groups (the bare Channels
+# fan-out the live benchmark compares the app with), within one process.
+CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 
 # The cache holds allauth's rate-limit counters: per process by default, shared through Redis
 # when REDIS_URL is set, so several server processes count login failures together (through

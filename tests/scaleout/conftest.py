@@ -61,7 +61,7 @@ def redis_db() -> Iterator[RedisDatabase]:
 @dataclass
 class Cluster:
     """Two server processes (daphne, or uvicorn) sharing one PostgreSQL database and one Redis
-    channel layer."""
+    cache."""
 
     env: dict[str, str]
     a: Daphne
@@ -126,7 +126,7 @@ def unix_cluster(
 @dataclass
 class Embedded:
     """The embedded default: one server process (daphne, or uvicorn), a SQLite file and the
-    in-memory channel layer."""
+    process's own cache."""
 
     env: dict[str, str]
     server: Daphne

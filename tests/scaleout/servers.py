@@ -121,7 +121,7 @@ def unix_path() -> str:
 
 def base_env(**extra: str) -> dict[str, str]:
     """The environment of a server or a script: this one's, minus anything that would point
-    it at another database or channel layer, plus `extra`."""
+    it at another database or Redis, plus `extra`."""
     env = {
         k: v
         for k, v in os.environ.items()

@@ -1,4 +1,4 @@
-"""The embedded default (a SQLite file and the in-memory channel layer, one daphne): a server
+"""The embedded default (a SQLite file and the process's own cache, one daphne): a server
 killed mid-hand and started again loses nothing, and its phones carry on."""
 
 from __future__ import annotations

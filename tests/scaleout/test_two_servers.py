@@ -1,7 +1,7 @@
-"""Two daphne processes, one PostgreSQL database, one Redis channel layer, one table.
+"""Two daphne processes, one PostgreSQL database, one Redis cache, one table.
 
 Phones of the same table sit on different processes (seats 0 and 2 on A, 1 and 3 on B), so every
-turn crosses from one process to the other through Redis.
+turn crosses from one process to the other as a PostgreSQL notice.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from tests.scaleout.servers import SUPPORTED, seed
 
 pytestmark = [pytest.mark.postgres, pytest.mark.redis]
 
-# channels-redis blocks 5 s in BZPOPMIN; redis-py 8 times a socket out after 5 s by default.
+# Longer than redis-py 8's default socket timeout (5 s): a process whose connections sat idle
+# that long still hears the other's changes.
 IDLE_SECONDS = 6.5
 
 
@@ -48,7 +49,7 @@ async def test_a_socket_idle_longer_than_redis_timeouts_still_gets_updates(
     table = await seat_phones(info, ports(cluster), Signal())
     try:
         view = await table.agreed()
-        # Nothing at all crosses the channel layer meanwhile: the idle time is the test.
+        # Nothing at all crosses between the processes meanwhile: the idle time is the test.
         await asyncio.sleep(IDLE_SECONDS)
         acted = await table.step(random.Random(2))
         assert acted is not None
