@@ -28,7 +28,7 @@ class Club(models.Model):
         return self.name
 
     def get_absolute_url(self) -> str:
-        return reverse("clubs:detail", args=[self.slug])
+        return reverse("games:club", args=[self.slug])
 
     @staticmethod
     def unique_slug(name: str) -> str:

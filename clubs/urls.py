@@ -7,7 +7,6 @@ app_name = "clubs"
 urlpatterns = [
     path("clubs/", views.club_list, name="list"),
     path("clubs/new/", views.club_create, name="create"),
-    path("clubs/<slug:slug>/", views.club_detail, name="detail"),
     path("clubs/<slug:slug>/leave/", views.club_leave, name="leave"),
     path("clubs/<slug:slug>/members/<int:pk>/accept/", views.member_accept, name="member_accept"),
     path("clubs/<slug:slug>/members/<int:pk>/remove/", views.member_remove, name="member_remove"),

@@ -1,4 +1,5 @@
-"""Club pages. Each view's first line checks access: a non-member gets 404, never 403."""
+"""Club pages. Each view's first line checks access (clubs/access.py): a non-member gets 404,
+never 403. The club's front page, which shows its tables too, is games.views.club_page."""
 
 import json
 
@@ -7,7 +8,7 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.db.models import Count, Q
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.text import slugify
@@ -16,6 +17,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_htmx.http import HttpResponseClientRedirect
 
 from clubs import services
+from clubs.access import get_club_for_admin, get_club_for_member
 from clubs.forms import (
     ClubForm,
     HouseRulesForm,
@@ -26,50 +28,12 @@ from clubs.forms import (
 from clubs.house_rules import FIELD_TEXT, GROUPS, option_label
 from clubs.models import Club, HouseRuleProfile, Invitation, Membership
 from clubs.qr import qr_svg
-from games.services.history import open_tables, standings
+from clubs.reads import member_lists
 
 Status = Membership.Status
 
 # Pages that show a form on GET and take it on POST; any other method is refused.
 require_form_methods = require_http_methods(["GET", "POST"])
-
-
-def get_membership(request: HttpRequest, slug: str) -> Membership:
-    """The signed-in user's active membership of the club; Http404 for anyone else."""
-    if not request.user.is_authenticated:
-        raise Http404
-    membership = (
-        Membership.objects.select_related("club")
-        .filter(club__slug=slug, user=request.user, status=Status.ACTIVE)
-        .first()
-    )
-    if membership is None:
-        raise Http404
-    return membership
-
-
-def get_club_for_member(request: HttpRequest, slug: str) -> tuple[Club, Membership]:
-    membership = get_membership(request, slug)
-    return membership.club, membership
-
-
-def get_club_for_admin(request: HttpRequest, slug: str) -> tuple[Club, Membership]:
-    """Like get_club_for_member; a member who is not an admin is refused (403: she may see it)."""
-    membership = get_membership(request, slug)
-    if not membership.is_admin:
-        raise PermissionDenied(_("Only the club's admins can do this."))
-    return membership.club, membership
-
-
-def _members_context(club: Club, me: Membership) -> dict[str, object]:
-    memberships = list(club.memberships.select_related("user").order_by("user__username"))
-    return {
-        "club": club,
-        "me": me,
-        "active_members": [m for m in memberships if m.status == Status.ACTIVE],
-        "pending_members": [m for m in memberships if m.status == Status.PENDING],
-        "admin_count": sum(1 for m in memberships if m.is_admin),
-    }
 
 
 @login_required
@@ -99,29 +63,12 @@ def club_create(request: HttpRequest) -> HttpResponse:
     return render(request, "clubs/club_form.html", {"form": form})
 
 
-@require_GET
-def club_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    if not request.user.is_authenticated:
-        # Every address looks alike to a stranger: sign in first, whether the club exists or not.
-        return redirect_to_login(request.get_full_path())
-    club, me = get_club_for_member(request, slug)
-    context = _members_context(club, me)
-    context.update(
-        {
-            "profiles": club.profiles.all(),
-            "tables": open_tables(club),
-            "standings": standings(club),
-        }
-    )
-    return render(request, "clubs/club_detail.html", context)
-
-
 def _members_response(
     request: HttpRequest, club: Club, me: Membership, error: str = ""
 ) -> HttpResponse:
     """The member list again: in place for HTMX, else back to the club page with a message."""
     if request.htmx:
-        context = _members_context(club, me)
+        context = member_lists(club, me)
         context["error"] = error
         return render(request, "clubs/club_detail.html#members", context)
     if error:

@@ -16,7 +16,7 @@ from django.utils.translation import gettext_lazy as _
 
 from games.encoding import ColumnEncoder
 from games.engine.rules import HouseRules
-from toepen_site.keys import RowKey
+from games.keys import RowKey
 
 # No 0/O, 1/I/L: a code is read aloud across a pub table and typed on a phone.
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
@@ -290,7 +290,7 @@ class PlayedHand(models.Model):
 class ActionReceipt(models.Model):
     """An action id a phone sent, so that a repeated frame is applied once."""
 
-    # A row at every action: its key is SQLite's without AUTOINCREMENT (toepen_site/keys.py).
+    # A row at every action: its key is SQLite's without AUTOINCREMENT (games/keys.py).
     id = RowKey(primary_key=True, verbose_name="ID")
     # No index of its own: `action_id_once`'s (table, action_id) finds a table's receipts too,
     # and every action inserts a receipt, so an index more is a page more written each time.

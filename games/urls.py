@@ -6,6 +6,7 @@ app_name = "games"
 
 urlpatterns = [
     path("play/", views.play_code, name="play"),
+    path("clubs/<slug:slug>/", views.club_page, name="club"),
     path("clubs/<slug:slug>/tables/new/", views.table_new, name="new"),
     path("t/<str:code>/", views.table_page, name="table"),
     path("clubs/<slug:slug>/slates/new/", views.slate_new, name="slate_new"),

@@ -1,4 +1,5 @@
-"""Table pages: thin edges that check access first, then call games.services.tables."""
+"""Table pages and a club's front page: thin edges that check access first, then call
+games.services."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from collections.abc import Callable
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import redirect_to_login
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.middleware.csrf import get_token
@@ -14,13 +16,14 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_GET, require_POST
 
 from accounts.guests import SESSION_KEY as GUEST_SESSION_KEY
 from accounts.guests import get_guest, get_or_create_guest
 from accounts.models import Guest
+from clubs.access import get_club_for_member
 from clubs.qr import qr_svg
-from clubs.views import get_club_for_member
+from clubs.reads import member_lists
 from games import throttle
 from games.forms import CodeForm, JoinForm, SlateForm, TableForm
 from games.live.consumers import HOLDER_SESSION_KEY
@@ -28,6 +31,7 @@ from games.models import Table
 from games.services import slate, tables
 from games.services.access import is_member, table_access
 from games.services.conf import seconds
+from games.services.history import open_tables, standings
 from games.services.snapshots import load_state
 from games.services.state import Holder
 from games.services.store import one_snapshot
@@ -67,6 +71,25 @@ def _table(request: HttpRequest, code: str) -> Table:
     table = get_object_or_404(Table.objects.select_related("club"), code=code.upper())
     throttle.give_back(request, "code")
     return table
+
+
+@require_GET
+def club_page(request: HttpRequest, slug: str) -> HttpResponse:
+    """A club's front page: its members and house-rule profiles, its open tables and its
+    standings. Here, not in clubs, because it shows the club's play."""
+    if not request.user.is_authenticated:
+        # Every address looks alike to a stranger: sign in first, whether the club exists or not.
+        return redirect_to_login(request.get_full_path())
+    club, me = get_club_for_member(request, slug)
+    context = member_lists(club, me)
+    context.update(
+        {
+            "profiles": club.profiles.all(),
+            "tables": open_tables(club),
+            "standings": standings(club),
+        }
+    )
+    return render(request, "clubs/club_detail.html", context)
 
 
 @login_required

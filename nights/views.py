@@ -25,8 +25,8 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from accounts.guests import get_guest
 from accounts.models import User
+from clubs.access import get_club_for_admin, get_club_for_member
 from clubs.models import Club, Membership
-from clubs.views import get_club_for_admin, get_club_for_member
 from games.models import PlayedHand
 from nights import plots, reads, services
 from nights.forms import NightSettingsForm, SeasonForm

@@ -1,4 +1,4 @@
-"""The project's primary key (toepen_site/keys.py): Django's own column, and its foreign keys
+"""The project's primary key (games/keys.py): Django's own column, and its foreign keys
 read their column type without making a model field."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ from django.core.management import call_command
 from django.db import connection, models
 
 from clubs.models import Membership
+from games.keys import Key
 from games.models import ActionReceipt, Seat, Table
 from tests.personas import Cast
 from tests.tables import four_people_table, play_a_card
-from toepen_site.keys import Key
 
 pytestmark = pytest.mark.django_db
 

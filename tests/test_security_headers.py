@@ -26,7 +26,7 @@ def pages(club, anonymous_client, anna_client) -> list[tuple[object, str]]:
     ]
     member = [
         reverse("clubs:list"),
-        reverse("clubs:detail", args=[club.slug]),
+        reverse("games:club", args=[club.slug]),
         reverse("accounts:profile"),
         reverse("account_email"),
     ]

@@ -253,8 +253,8 @@ STORAGES = {
 }
 SERVESTATIC_USE_FINDERS = envbool("DJANGO_STATIC_FROM_FINDERS", DEBUG)
 
-# Django's BigAutoField, but its foreign keys make no model field at each join (keys.py).
-DEFAULT_AUTO_FIELD = "toepen_site.keys.Key"
+# Django's BigAutoField, but its foreign keys make no model field at each join (games/keys.py).
+DEFAULT_AUTO_FIELD = "games.keys.Key"
 
 # Mail (Django 6.1 mailers): printed on the console in development; SMTP in production or
 # whenever EMAIL_HOST is set (the host defaults to localhost, like Django's own default).

@@ -2,7 +2,7 @@
 
 from django.db import migrations
 
-import toepen_site.keys
+import games.keys
 
 
 class Migration(migrations.Migration):
@@ -14,6 +14,6 @@ class Migration(migrations.Migration):
         migrations.AlterField(
             model_name="actionreceipt",
             name="id",
-            field=toepen_site.keys.RowKey(primary_key=True, serialize=False, verbose_name="ID"),
+            field=games.keys.RowKey(primary_key=True, serialize=False, verbose_name="ID"),
         ),
     ]

@@ -14,7 +14,7 @@ pytestmark = pytest.mark.django_db
 Status = Membership.Status
 
 
-def url(club, name="clubs:detail", *args):
+def url(club, name="games:club", *args):
     return reverse(name, args=[club.slug, *args])
 
 

@@ -10,7 +10,7 @@ from clubs.models import HouseRuleProfile, Membership
 pytestmark = pytest.mark.django_db
 
 
-def club_url(club, name="clubs:detail", *args):
+def club_url(club, name="games:club", *args):
     return reverse(name, args=[club.slug, *args])
 
 

@@ -493,7 +493,7 @@ async def test_a_phone_action_is_written_on_the_loop_and_every_phone_sees_it_wit
     seat, payload = await sync_to_async(a_card)(table.pk)
     # Connects and an action make no model field: each one made changes the class `Field`,
     # and past a thousand changes CPython stops caching lookups on every field class
-    # (toepen_site/keys.py). On PostgreSQL Django asked one at every join on a foreign key.
+    # (games/keys.py). On PostgreSQL Django asked one at every join on a foreign key.
     fields = Field.creation_counter
     phones: list[Phone] = [await connect(people(klaver)[s], table.code) for s in range(4)]
     for phone in phones:

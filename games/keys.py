@@ -1,5 +1,6 @@
 """The project's primary key: Django's `BigAutoField`, whose foreign keys learn their column
-type without making a model field each time they ask."""
+type without making a model field each time they ask. Every app's models take it
+(`DEFAULT_AUTO_FIELD`); it lives with the games app, whose live tables are what need it."""
 
 from __future__ import annotations
 
@@ -47,4 +48,4 @@ class RowKey(Key):
 
     def deconstruct(self) -> Any:
         name, _path, args, kwargs = super().deconstruct()
-        return name, "toepen_site.keys.RowKey", args, kwargs
+        return name, "games.keys.RowKey", args, kwargs
