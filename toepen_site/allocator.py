@@ -2,7 +2,7 @@
 
 CPython 3.13 carries two allocators for its objects, its own (pymalloc) and mimalloc, and takes
 the one the PYTHONMALLOC environment variable names when the interpreter starts, so it is chosen
-by whatever starts the server: `make run`, the README's production command ("Which allocator")
+by whatever starts the server: `make run`, the production set-up (docs/performance.md)
 and the servers the tests and the benchmarks start (tests/scaleout/servers.py) all ask for
 mimalloc. A loaded live server allocates and frees a view's dicts and strings per phone at
 every change, among a thousand tables' snapshots: on mimalloc it spent a few per cent to a tenth

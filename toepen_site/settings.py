@@ -2,7 +2,7 @@
 
 With nothing set, the app runs on the embedded default: SQLite and the in-memory channel layer
 in one process, DEBUG on, a throwaway secret key. Production sets DJANGO_DEBUG=false and then
-must provide DJANGO_SECRET_KEY and DJANGO_ALLOWED_HOSTS; see the README.
+must provide DJANGO_SECRET_KEY and DJANGO_ALLOWED_HOSTS; see docs/configuration.md.
 """
 
 import os

@@ -43,7 +43,7 @@ UVICORN_COMPRESSING = ["--ws-per-message-deflate", "true"]
 # uvicorn on a Unix socket, the proxy its only client (docs/performance.md): the addresses
 # the proxy forwards are believed from whoever may open the socket.
 UVICORN_UNIX = ["--forwarded-allow-ips", "*", "--uds"]
-# daphne as the README runs it behind the proxy: the phone's address taken from the proxy's
+# daphne as docs/deploy.md runs it behind the proxy: the phone's address taken from the proxy's
 # `X-Forwarded-For` (else every phone without a session is counted as the proxy,
 # games/throttle.py). It believes whoever connects, so it listens on 127.0.0.1 or a socket.
 DAPHNE_PROXIED = ["--proxy-headers"]
@@ -61,7 +61,7 @@ def server_command(
         return [DAPHNE, *where, *DAPHNE_PROXIED, app]
     binary = str(Path(sys.executable).with_name(server))
     if server == "uvicorn":
-        # As the README runs it in production (its access log aside).
+        # As docs/deploy.md runs it in production (its access log aside).
         quiet = ["--no-access-log", "--log-level", "warning"]
         options = [*UVICORN, *(UVICORN_COMPRESSING if compress else [])]
         where = [*UVICORN_UNIX, unix] if unix else ["--host", host, "--port", str(port)]
