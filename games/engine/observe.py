@@ -20,7 +20,7 @@ from .hand import Hand
 
 class Observation(NamedTuple):
     """One seat's view of a hand (immutable; a named tuple: made per phone and per bot decision,
-    it costs a fifth of what a frozen dataclass of 34 fields costs to make)."""
+    it costs a fifth of what a frozen dataclass of as many fields costs to make)."""
 
     seat: int | None
     players: tuple[str, ...]

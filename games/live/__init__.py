@@ -4,6 +4,5 @@
 them to games/services/; `hub` renders each change once per phone of this process and sends it,
 and keeps the tables' presence (a heartbeat of the phones connected here); `notices` carries a
 change between server processes (PostgreSQL's NOTIFY); `clock` fires the tables' deadlines;
-`layers` is the Redis channel layer behind several server processes; `routing` names the
-sockets' URLs.
+`routing` names the sockets' URLs.
 """

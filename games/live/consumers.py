@@ -3,8 +3,8 @@
 On connect (and so on every reconnect) the phone gets its full view. A frame from the phone is
 parsed, checked for size and rate, and handed to a service; a refusal goes back to that socket
 only. When a table changes, this process's hub (games/live/hub.py) renders each connection's
-own view from the engine's `observe` for its own seats and hands it to `deliver`: hidden cards never
-travel through the channel layer.
+own view from the engine's `observe` for its own seats and hands it to `deliver`: a hidden card
+never travels between processes, only to the phone that may see it.
 """
 
 from __future__ import annotations

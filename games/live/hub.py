@@ -1,13 +1,13 @@
 """This process's end of every live table: the phones connected here, by table.
 
 A change to a table is published once per process, not once per phone. The process that made
-the change renders the new version for its own phones in the worker thread that committed it,
-from the state it has just written (no query, no replay), and hands the frames to the event loop
-in one go. Behind PostgreSQL, the other processes hear of it from the database itself: the
-change's transaction sent a notice (games/live/notices.py), which PostgreSQL delivers to every
-process's listening connection as the change commits, whatever becomes of the process that made
-it. Each hub keeps the notices of the tables it has phones at and renders the version once for
-its own phones. Behind SQLite there is one process.
+the change renders the new version for its own phones where it committed it (on the event loop
+for most changes, else in the worker thread), from the state it has just written (no query, no
+replay), and the event loop sends the frames. Behind PostgreSQL, the other processes hear of it
+from the database itself: the change's transaction sent a notice (games/live/notices.py), which
+PostgreSQL delivers to every process's listening connection as the change commits, whatever
+becomes of the process that made it. Each hub keeps the notices of the tables it has phones
+at and renders the version once for its own phones. Behind SQLite there is one process.
 
 Each phone still gets its own view, rendered from the engine's `observe` for its own seats:
 only the version number travels between processes, never a card. Phones that see the table
