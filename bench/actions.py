@@ -18,7 +18,7 @@ clock's work (`fire_deadline`) and is not counted. Ends with one JSON line.
 `tables.act` decides an action on the table read from the database and writes it in the
 calling thread: the way a worker thread takes one. A server takes nearly all of them on its
 event loop instead (`tables.act_here`: decided on the process's snapshot, written by the loop's
-own writer, games/services/store.py); `--loop` times that, each action run to its end on one
+own writer, games/services/store/); `--loop` times that, each action run to its end on one
 event loop (`act_cpu_ms` then holds the loop's few turns for it, as the server's do).
 `--together N` decides N tables' actions in one turn of the loop, as a loaded server's phones
 come, and the writer writes them in one transaction (their CPU shared out among them).

@@ -266,7 +266,7 @@ def rubber_ends(data: dict[str, Any], rubbers: int, rng: random.Random) -> dict[
     from games.engine import observe
     from games.models import Seat, Table
     from games.services import tables as games_services
-    from games.services.signals import rubber_finished
+    from games.services.events import rubber_finished
     from games.services.snapshots import load_state
     from games.services.state import Holder
     from nights import services

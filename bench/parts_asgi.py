@@ -40,6 +40,7 @@ django.setup()
 
 from games.live import hub  # noqa: E402
 from games.services import events, store, tables  # noqa: E402
+from games.services.store import claim  # noqa: E402
 from toepen_site.asgi import application  # noqa: E402, F401  (what the server serves)
 
 # (name, module or class, attribute, thread): the parts, each a function that runs to its end
@@ -53,14 +54,14 @@ PARTS: list[tuple[str, Any, str, str]] = [
     ("decide: the snapshot's copy", tables, "editable_snapshot", "loop"),
     ("decide: the rules", tables, "play", "loop"),
     ("decide: the next version and deadline", tables, "next_version", "loop"),
-    ("write on the loop: statements built", store, "_opening", "loop"),
-    ("write on the loop: statements built, closing", store, "_closing", "loop"),
+    ("write on the loop: statements built", claim, "opening", "loop"),
+    ("write on the loop: statements built, closing", claim, "closing", "loop"),
     ("write on the loop: SQLite's statements and commit", store.SqliteLoopWriter, "_write", "loop"),
     ("publish", events, "send", "loop"),
     ("  render: every phone's view", hub, "render_all", "loop"),
     ("send: the frames", hub, "send_all", "loop"),
     ("worker: the clock's deadlines (deals, ends of hands)", tables, "fire_deadline", "worker"),
-    ("worker: changes with rows beside the table's", store, "write_all", "worker"),
+    ("worker: changes with rows beside the table's", claim, "write_all", "worker"),
     ("worker: heartbeats written", store, "mark_seen_all", "worker"),
     ("worker: versions and presence read", hub, "_versions", "worker"),
     ("worker: actions decided afresh", tables, "act", "worker"),

@@ -13,7 +13,7 @@ class NightsConfig(AppConfig):
         from django.db.models.signals import post_save
 
         from accounts.models import Guest
-        from games.services.signals import rubber_finished
+        from games.services.events import rubber_finished
         from nights import services
 
         rubber_finished.connect(services.on_rubber_finished, dispatch_uid="nights.rubber")

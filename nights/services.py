@@ -1,7 +1,7 @@
 """Every change to nights, seasons, rounds and the figures, checked and written in one go.
 
 A rubber's end is booked by `record_rubber`, inside the transaction that ends it (connected to
-games.services.signals.rubber_finished): each player's figures, counted from the hand records
+games.services.events.rubber_finished): each player's figures, counted from the hand records
 through the engine; the ratings; the rounds owed; the night's Toepkoning. `rebuild` books every
 rubber of a club again, in the order they ended, through the same `settle`, so it gives the same
 figures. Views show a NightError's message to whoever asked; nothing is changed then.
@@ -408,7 +408,7 @@ def record_rubber(rubber: Rubber, table: Table, last: PlayedHand, now: datetime)
 def on_rubber_finished(
     sender: Any, rubber: Rubber, table: Table, hand: PlayedHand, now: datetime, **_: Any
 ) -> None:
-    """games.services.signals.rubber_finished: book the rubber in a savepoint of the action's
+    """games.services.events.rubber_finished: book the rubber in a savepoint of the action's
     transaction. Should booking fail, the table plays on (the error is logged) and
     `rebuild_standings` books it later: the club's figures never hold up a game."""
     if table.slate and PlayerRubber.objects.filter(rubber=rubber).exists():

@@ -89,7 +89,7 @@ class Hub:
             # Listening before the first phone's first view is read: a change committed after
             # that read is heard, one committed before it is in the view.
             try:
-                listening = await store.listen()
+                listening = await notices.listen()
             except Exception:
                 log.warning("cannot listen for the tables' changes yet", exc_info=True)
                 listening = None  # `_hear` tries again, and catches the phones up then
@@ -139,7 +139,7 @@ class Hub:
                 if listening is None:
                     await asyncio.sleep(notices.pause(self.listen_failures))
                     try:
-                        listening = await store.listen()
+                        listening = await notices.listen()
                     except Exception:
                         self.listen_failures += 1
                         log.warning("cannot listen for the tables' changes", exc_info=True)
@@ -411,7 +411,7 @@ def _render_committed(
 ) -> None:
     """A change committed in this process (games/services/events.py): its phones here are rendered
     from the state it left, in the thread that committed it, or on the loop for a change committed
-    there (games/services/store.py's `write_here`); the loop only sends the frames."""
+    there (games/services/store's `acommit`); the loop only sends the frames."""
     hub = _hub
     if hub is None or hub.loop.is_closed() or not hub.loop.is_running():
         return

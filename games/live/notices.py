@@ -1,18 +1,12 @@
-"""A table's change, announced by PostgreSQL in the change's own transaction.
+"""The other processes' changes, heard from PostgreSQL.
 
-Every change to a table sends one notice (`pg_notify`) inside the transaction that makes it
-(games/services/store.py). PostgreSQL delivers it to every server
-process listening when, and only if, that transaction commits: so a committed change reaches
-the other processes whatever becomes of the process that made it a moment later (killed,
-stuck), and Redis plays no part. Each server process's hub listens on one connection of its
-own (`games/live/hub.py`) and hears every table's notices; it keeps those of the tables it has
-phones at, and drops its own.
-
-A notice carries what the processes need to move their snapshot of the table on without
-reading the database: the table, its new version and the change itself (`state.change_of`:
-the table's fields and the actions added, or the new hand's number; public facts only, never a
-card). A change too large for a notice (PostgreSQL takes less than 8000 bytes) carries the
-version alone, and the processes read the table.
+Every change to a table sends a notice (`pg_notify`) inside the transaction that makes it; its
+payload is built with the change (games/services/events.py, `notice`). PostgreSQL delivers it
+to every server process listening when, and only if, that transaction commits: so a committed
+change reaches the other processes whatever becomes of the process that made it a moment later
+(killed, stuck), and Redis plays no part. Each server process's hub listens on one connection
+of its own (`listen`; games/live/hub.py) and hears every table's notices; it keeps those of
+the tables it has phones at (`heard`), and drops its own.
 
 Behind SQLite (the embedded default) there is one process and nothing is sent.
 """
@@ -21,23 +15,16 @@ from __future__ import annotations
 
 import json
 import logging
-import secrets
+import os
 from collections.abc import Container
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from django.db import connections
 
-from games.services.state import change_of
-
-if TYPE_CHECKING:
-    from games.services.state import TableState
+from games.services.events import CHANNEL, SENDER
 
 log = logging.getLogger(__name__)
 
-CHANNEL = "toepen_tables"
-LIMIT = 8000  # bytes: PostgreSQL refuses a payload this long
-# This process: its own notices come back to its listening connection and are dropped unread.
-SENDER = secrets.token_hex(6)
 # After a lost connection the hub listens again at once, then after pauses doubling from this
 # up to MAX_PAUSE seconds (a restarting database is back within seconds).
 FIRST_PAUSE = 0.1
@@ -49,25 +36,22 @@ def enabled() -> bool:
     return connections["default"].vendor == "postgresql"
 
 
-def change_message(table_id: int, version: int, state: TableState | None) -> dict[str, Any]:
-    """What another process hears of a change: the table and its new version, and the change
-    itself when `state` has one its snapshot can move on by (`change_of`)."""
-    message: dict[str, Any] = {"type": "table.changed", "table": table_id, "version": version}
-    change = change_of(state) if state is not None else None
-    if change is not None:
-        message["change"] = change
-    return message
+async def listen() -> Any:
+    """A connection of this process's own, listening for every table's notices (named after
+    the process, for the database's view of its sessions)."""
+    import psycopg
 
-
-def payload(table_id: int, version: int, state: TableState | None) -> str:
-    """The notice of a change: `<sender> <table> <message as JSON>`, so a process drops its
-    own notices and those of tables it has no phones at before parsing anything."""
-    message = change_message(table_id, version, state)
-    text = f"{SENDER} {table_id} {json.dumps(message, separators=(',', ':'))}"
-    if len(text.encode()) >= LIMIT:
-        del message["change"]  # the processes read the table instead
-        text = f"{SENDER} {table_id} {json.dumps(message, separators=(',', ':'))}"
-    return text
+    params = connections.create_connection("default").get_connection_params()
+    params.pop("cursor_factory", None)
+    params["application_name"] = f"toepen-hub {os.getpid()}"
+    params.setdefault("connect_timeout", 5)
+    listening = await psycopg.AsyncConnection.connect(autocommit=True, **params)
+    try:
+        await listening.execute(f"LISTEN {CHANNEL}")
+    except BaseException:
+        await listening.close()
+        raise
+    return listening
 
 
 def heard(text: str, tables: Container[int]) -> dict[str, Any] | None:

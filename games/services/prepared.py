@@ -206,7 +206,7 @@ class _RowWrite:
         self, connection: Any, values: tuple[Any, ...], key: tuple[Any, ...] = ()
     ) -> tuple[str, list[Any]]:
         """The SQL and its parameters, with the values prepared for `connection` (which need
-        not be connected: games/services/store.py sends them on a connection of its own too)."""
+        not be connected: games/services/store/ sends them on a connection of its own too)."""
         if len(values) != len(self.fields):
             raise ValueError(f"{len(self.fields)} values are needed, not {len(values)}")
         if not self.sql:

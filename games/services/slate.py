@@ -300,14 +300,15 @@ def undo(table_id: int, user: Any, named_hand: Any, action_id: Any) -> Outcome:
         if not row.record["actions"]:
             if len(hands) < 2:
                 raise TableError("nothing_to_undo", _("There is nothing to undo."))
-            state.later.append(row.delete)
+            store.with_work(state, row.delete)
             hands.pop()
             row = hands[-1]
         actions = row.record["actions"]
         row.record = {**row.record, "actions": actions[:-1]}
         row.complete, row.result, row.finished_at = False, None, None
-        fields = ["record", "complete", "result", "finished_at"]
-        state.later.append(lambda: row.save(update_fields=fields))
+        store.with_update(
+            state, row, record=row.record, complete=False, result=None, finished_at=None
+        )
         _rebuild_rubber(state, hands)
         table.status = Table.Status.PLAYING
         table.laundry_until = table.awaiting_since = None
@@ -352,7 +353,7 @@ def _rebuild_rubber(state: TableState, hands: list[PlayedHand]) -> None:
             player.won = player.lost = False
             player.save(update_fields=["lives_lost", "won", "lost"])
 
-    state.later.append(write)
+    store.with_work(state, write)
 
 
 def next_rubber(table_id: int, user: Any) -> int:

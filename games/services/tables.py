@@ -3,16 +3,16 @@
 A change is decided on the table as one version left it (read from the database, or this
 process's snapshot of it), with no lock held: the engine and the table's own rules
 (games/engine/table.py) check it and apply it to a copy of that version, the table's fields
-move to a new version with its next deadline, and store.py writes it in one transaction
+move to a new version with its next deadline, and the store commits it in one transaction
 that claims the table's row at the version it was decided on. When another change came first,
 nothing is written, and the change is decided once more on the table as it is then (`_change`);
 a second loss refuses it as `busy`. The change is announced in its transaction and, once it
 commits, to this process's hub and clock (games/services/events.py).
 
 The rules below only read the database and change the state in memory: the rows a change adds or
-alters beside the table's (a seat, a rubber, a hand) are written by `state.later`, after the
-claim. Consumers and views never change a table themselves, and nothing here knows about
-requests or sockets.
+alters beside the table's (a seat, a rubber, a hand) are queued with the store's `with_*`
+functions (games/services/store/rows.py) and written with the claim. Consumers and views never
+change a table themselves, and nothing here knows about requests or sockets.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ from games.models import (
     Seat,
     Table,
 )
-from games.services import players, signals, store
+from games.services import events, players, store
 from games.services.access import is_admin, is_member
 from games.services.conf import pace, seconds
 from games.services.refusals import engine_message, refusal_message
@@ -120,7 +120,7 @@ def _write(
     """The change `state` holds, at the table's next version, written; that version."""
     base = state.table.version
     next_version(state, now)
-    store.write(state, base, now, action_id, waits=waits)
+    store.commit(state, base, now, action_id, waits=waits)
     return state.table.version
 
 
@@ -141,7 +141,7 @@ def _changed_seat(state: TableState, index: int, **fields: Any) -> Seat:
     for name, value in fields.items():
         setattr(seat, name, value)
     state.seats = [seat if s.index == index else s for s in state.seats]
-    state.later.append(lambda: Seat.objects.filter(pk=seat.pk).update(**fields))
+    store.with_update(state, seat, **fields)
     state.base = None
     return seat
 
@@ -310,7 +310,7 @@ def _close(state: TableState) -> None:
     """Nothing more is played at the table; a rubber it leaves unfinished is abandoned."""
     rubber = state.rubber
     if rubber is not None and not rubber.over:
-        state.later.append(lambda: Rubber.objects.filter(pk=rubber.pk).update(abandoned=True))
+        store.with_update(state, rubber, abandoned=True)
     state.table.status = Table.Status.CLOSED
     state.table.paused = False
     state.base = None
@@ -535,7 +535,7 @@ def _finish_hand(state: TableState, now: datetime) -> None:
     assert row is not None and rubber_row is not None
     # The hand's row (its whole record with it), the rubber's and the lives each player lost:
     # plain statements, which the loop's writers send too.
-    state.statements.append(lambda db: store.hand_end(db, row, rubber_row, outcome.lives_lost))
+    store.with_hand_end(state, row, rubber_row, outcome.lives_lost)
     state.record_changed = False
     if not rubber_row.over:
         return
@@ -546,11 +546,11 @@ def _finish_hand(state: TableState, now: datetime) -> None:
         players.filter(seat__in=rubber_row.losers).update(lost=True)
         players.filter(seat=rubber_row.winner).update(won=True)
         # The nights hook: standings, rounds owed and ratings are written in this transaction.
-        signals.rubber_finished.send(
+        events.rubber_finished.send(
             sender=Rubber, rubber=rubber_row, table=table, hand=row, now=now
         )
 
-    state.later.append(write)
+    store.with_work(state, write)
 
 
 # -- actions ------------------------------------------------------------------------------------
@@ -578,7 +578,7 @@ async def act_here(
     table_id: int, holder: Holder, seat: int, payload: Mapping[str, Any], action_id: str
 ) -> Outcome:
     """`act`, from the event loop: decided on this process's snapshot of the table where it has
-    one (no query, no replay) and written by the store (games/services/store.py chooses where). An
+    one (no query, no replay) and committed by the store (games/services/store/ chooses where). An
     action refused on the snapshot, or that lost the race, is decided once more in a worker
     thread on the table as the database has it: a snapshot may be a change behind."""
     check_action_id(action_id)
@@ -593,7 +593,7 @@ async def act_here(
             base = state.table.version
             next_version(state, now)
             try:
-                if await store.write_here(state, base, now, action_id):
+                if await store.acommit(state, base, now, action_id):
                     return Outcome(state.table.version)
             except store.Duplicate as duplicate:
                 return Outcome(duplicate.version, duplicate=True)
@@ -861,7 +861,7 @@ def fire_deadline(table_id: int, now: datetime | None = None) -> bool:
 
 async def fire_here(table_id: int) -> bool:
     """`fire_deadline` from the event loop for a due deal, decided on this process's snapshot
-    of the table (no query) and written by the store (games/services/store.py chooses where);
+    of the table (no query) and committed by the store (games/services/store/ chooses where);
     True when it was written. False when there is no snapshot, the step due is not a deal (a
     computer player thinks, a table pauses, a laundry closes: decided on the table as the
     database has it), or the write found the table moved on: the caller fires it in a worker
@@ -880,4 +880,4 @@ async def fire_here(table_id: int) -> bool:
         return False
     base = state.table.version
     next_version(state, now)
-    return await store.write_here(state, base, now, alone=True)
+    return await store.acommit(state, base, now, alone=True)

@@ -91,7 +91,7 @@ async def test_one_look_finds_the_due_tables_but_those_skipped_and_the_next_dead
     _, upcoming = await database_sync_to_async(store.deadlines)({at[3].pk}, now)
     assert upcoming == now + timedelta(seconds=9)
     # At most DUE_AT_ONCE a look; the next look comes at once for the rest.
-    monkeypatch.setattr(store, "DUE_AT_ONCE", 2)
+    monkeypatch.setattr(store.reads, "DUE_AT_ONCE", 2)
     due, upcoming = await database_sync_to_async(store.deadlines)(set(), now)
     assert due == [at[0].pk, at[1].pk] and upcoming == now - timedelta(seconds=10)
     due, upcoming = await database_sync_to_async(store.deadlines)(set(), now - timedelta(hours=1))

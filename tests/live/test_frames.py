@@ -557,7 +557,7 @@ async def test_a_database_error_during_an_action_asks_the_phone_to_send_it_again
     table = await started_table(klaver)
     bram = await connect(klaver.bram, table.code)
     frame = await knock_frame_for(table, 1, "retry1")
-    real_write, real_loop_write = store.write, store.SqliteLoopWriter.write
+    real_write, real_loop_write = store.commit, store.SqliteLoopWriter.write
     calls = 0
 
     def write_once_away(*args, **kwargs):
@@ -574,7 +574,7 @@ async def test_a_database_error_during_an_action_asks_the_phone_to_send_it_again
 
     # The one write of every change fails once, as a dropped database connection does: on
     # the loop's connection, and then in the worker thread that decides it again.
-    monkeypatch.setattr(store, "write", write_once_away)
+    monkeypatch.setattr(store, "commit", write_once_away)
     monkeypatch.setattr(store.SqliteLoopWriter, "write", loop_write_once_away)
     await refused(bram, frame, "trying again")
     reply = bram.frames[-1]

@@ -165,7 +165,7 @@ def test_heartbeats_of_every_phone_here_are_one_update(klaver: Cast) -> None:
 def test_heartbeats_of_more_phones_than_one_statement_takes_go_in_parts(
     klaver: Cast, monkeypatch
 ) -> None:
-    monkeypatch.setattr(store, "IN_AT_ONCE", 2)
+    monkeypatch.setattr(store.reads, "IN_AT_ONCE", 2)
     tables = [four_people_table(klaver) for _ in range(3)]
     long_ago = timezone.now() - timedelta(hours=1)
     Seat.objects.update(last_seen=long_ago)

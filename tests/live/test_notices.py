@@ -17,7 +17,7 @@ from django.test.utils import CaptureQueriesContext
 
 from games.live import hub, notices
 from games.models import Table
-from games.services import store
+from games.services import events
 from games.services.snapshots import load_state
 from games.services.state import TableState, change_of
 from tests.live.test_hub import FakePhone, keep_published, moved_elsewhere, play_out_the_hand
@@ -37,7 +37,7 @@ def as_heard_elsewhere(monkeypatch: pytest.MonkeyPatch, text: str, tables: Any) 
 
 
 def notice_of(state: TableState) -> str:
-    return notices.payload(state.table.pk, state.table.version, state)
+    return events.notice(state.table.pk, state.table.version, state)
 
 
 def test_a_notice_moves_another_process_on_exactly_as_the_change_itself(
@@ -88,10 +88,10 @@ def test_a_change_too_large_for_a_notice_carries_its_version_alone(
     published = keep_published(monkeypatch)
     play_a_card(klaver, table, "first")
     state = published[-1]
-    assert len(notice_of(state).encode()) < notices.LIMIT
+    assert len(notice_of(state).encode()) < events.LIMIT
     monkeypatch.setattr(notices, "LIMIT", len(notice_of(state).encode()))
     text = notice_of(state)
-    assert len(text.encode()) < notices.LIMIT
+    assert len(text.encode()) < events.LIMIT
     heard = as_heard_elsewhere(monkeypatch, text, {table.pk})
     assert heard == {"type": "table.changed", "table": table.pk, "version": state.table.version}
 
@@ -204,7 +204,7 @@ async def test_a_lost_listening_connection_is_made_again_and_the_phones_catch_up
         nonlocal caught_up
         caught_up += 1
 
-    monkeypatch.setattr(store, "listen", listen)
+    monkeypatch.setattr(notices, "listen", listen)
     monkeypatch.setattr(notices, "pause", pause)
     here = hub.Hub(asyncio.get_running_loop())
     monkeypatch.setattr(here, "catch_up", catch_up)

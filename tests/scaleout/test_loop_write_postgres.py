@@ -1,4 +1,4 @@
-"""The write on the event loop (games/services/store.py) and the faults of a held table on
+"""The write on the event loop (games/services/store/) and the faults of a held table on
 PostgreSQL: tests/services/loop_write_cases.py and fault_cases.py, run by a pytest of its own
 with its settings on a PostgreSQL database (this suite's own database is SQLite)."""
 

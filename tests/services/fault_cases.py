@@ -22,7 +22,7 @@ from django.utils import timezone
 
 from games.live import clock, notices
 from games.models import Table
-from games.services import store, tables
+from games.services import events, store, tables
 from tests.personas import Cast
 from tests.services.loop_write_cases import a_card, decided, rows, snapshot
 from tests.tables import four_people_table, people
@@ -137,7 +137,7 @@ def test_a_change_is_announced_by_its_own_transaction_only_when_it_commits(
     for name in ("cursor_factory", "context"):
         params.pop(name, None)
     with psycopg.connect(**params, autocommit=True) as listening:
-        listening.execute(f"LISTEN {notices.CHANNEL}")
+        listening.execute(f"LISTEN {events.CHANNEL}")
         seat, payload = a_card(table.pk)
         who = people(klaver)[seat].holder
         with pytest.raises(Undone), transaction.atomic():

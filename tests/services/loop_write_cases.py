@@ -1,4 +1,4 @@
-"""The write on the event loop (games/services/store.py's `LoopWriter` on PostgreSQL,
+"""The write on the event loop (games/services/store/'s `LoopWriter` on PostgreSQL,
 `SqliteLoopWriter` on SQLite): the same change, decided by the same rules, written by the same
 statements as in a worker thread.
 
@@ -440,7 +440,7 @@ async def test_a_change_on_the_loop_announces_itself_in_its_transaction(
     seat, payload = await sync_to_async(a_card)(table.pk)
     who = people(klaver)[seat].holder
     await snapshot(table.pk)
-    listening = await store.listen()
+    listening = await notices.listen()
     writer = store.new_loop_writer(asyncio.get_running_loop())
     try:
         now = timezone.now()
@@ -517,9 +517,9 @@ async def test_a_phone_action_is_written_on_the_loop_and_every_phone_sees_it_wit
 def test_the_heartbeat_rounds_plain_statements_read_what_the_orm_reads(
     klaver: Cast, monkeypatch
 ) -> None:
-    """Not a loop write: the heartbeat round's statements (store.py's `mark_seen_all`,
+    """Not a loop write: the heartbeat round's statements (the store's `mark_seen_all`,
     `presence`, `versions`), here to run on both databases, in parts of two ids."""
-    monkeypatch.setattr(store, "IN_AT_ONCE", 2)
+    monkeypatch.setattr(store.reads, "IN_AT_ONCE", 2)
     made = [four_people_table(klaver) for _ in range(3)]
     ids = [table.pk for table in made]
     store.mark_seen_all({(made[1].pk, people(klaver)[2].holder)})
@@ -534,7 +534,7 @@ def test_the_heartbeat_rounds_plain_statements_read_what_the_orm_reads(
 
 
 def test_the_clocks_plain_statement_reads_the_deadlines_the_orm_reads(klaver: Cast) -> None:
-    """Not a loop write: the clock's look (store.py's `deadlines`), on both databases."""
+    """Not a loop write: the clock's look (the store's `deadlines`), on both databases."""
     made = [four_people_table(klaver) for _ in range(4)]
     now = timezone.now()
     Table.objects.update(deadline_at=None)

@@ -10,6 +10,7 @@ from django.db.models import Model
 from games.models import ActionReceipt, PlayedHand, Rubber, Seat, Table
 from games.services import store
 from games.services.state import CHANGED_FIELDS
+from games.services.store import claim, reads
 
 
 def columns(instance: Model) -> dict[str, tuple[type, Any]]:
@@ -47,7 +48,7 @@ def mismatches(table_id: int, action_id: str) -> list[str]:
         compare("last hand", store.last_hand(rubbers[0].pk), hands)
         compare(
             "receipt",
-            store._RECEIPT(table_id, action_id),
+            reads.RECEIPT(table_id, action_id),
             list(
                 ActionReceipt.objects.filter(table_id=table_id, action_id=action_id).values_list(
                     "version"
@@ -82,8 +83,8 @@ def write_mismatches(table_id: int) -> list[str]:
     assert tuple(values) == CHANGED_FIELDS
     version = Table.objects.get(pk=table_id).version
     # The claim: written only at the version it names.
-    assert store._CLAIM(table_id, version + 1, *values.values()) == 0
-    assert store._CLAIM(table_id, version, *values.values()) == 1
+    assert claim.CLAIM(table_id, version + 1, *values.values()) == 0
+    assert claim.CLAIM(table_id, version, *values.values()) == 1
     prepared = columns(Table.objects.get(pk=table_id))
     Table.objects.filter(pk=table_id).update(**values)
     if prepared != (orm := columns(Table.objects.get(pk=table_id))):
@@ -93,13 +94,13 @@ def write_mismatches(table_id: int) -> list[str]:
     if hand is None:
         return [*found, "no hand to write to"]
     record = {**hand.record, "actions": [*hand.record["actions"], {"seat": 0, "act": "knock"}]}
-    store._HAND_RECORD(hand.pk, record)
+    claim.HAND_RECORD(hand.pk, record)
     prepared = columns(PlayedHand.objects.get(pk=hand.pk))
     PlayedHand.objects.filter(pk=hand.pk).update(record=record)
     if prepared != (orm := columns(PlayedHand.objects.get(pk=hand.pk))):
         found.append(f"record: {prepared!r} != {orm!r}")
 
-    store._NEW_RECEIPT(table_id, "written", 41, now)
+    claim.NEW_RECEIPT(table_id, "written", 41, now)
     receipt = ActionReceipt.objects.get(table_id=table_id, action_id="written")
     expected = ActionReceipt(
         pk=receipt.pk, table_id=table_id, action_id="written", version=41, created_at=now

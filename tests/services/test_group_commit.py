@@ -1,6 +1,6 @@
 """Changes written from the event loop in a worker thread (those with more rows than the table's
 and the hand's record: a deal, the end of a hand) share one transaction when they come together
-(games/services/store.py, `GroupCommit`): each is written, or not, exactly as alone."""
+(games/services/store/claim.py, `GroupCommit`): each is written, or not, exactly as alone."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from games.models import ActionReceipt, PlayedHand, Seat, Table
 from games.services import store
+from games.services.store import claim
 from tests.personas import Cast
 from tests.services.loop_write_cases import a_card, decided, snapshot
 from tests.tables import four_people_table, people
@@ -24,13 +25,13 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 def batches(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """How many changes each transaction of the group commit held."""
     sizes: list[int] = []
-    real = store.write_all
+    real = claim.write_all
 
     def counted(changes: list[Any]) -> list[Exception | None]:
         sizes.append(len(changes))
         return real(changes)
 
-    monkeypatch.setattr(store, "write_all", counted)
+    monkeypatch.setattr(claim, "write_all", counted)
     return sizes
 
 
@@ -62,7 +63,7 @@ async def test_changes_that_come_together_share_one_transaction(
     at = [await sync_to_async(four_people_table)(klaver) for _ in range(3)]
     before = [await sync_to_async(written)(table) for table in at]
     changes = [await a_decided_card(klaver, table, f"c{i}") for i, table in enumerate(at)]
-    outcomes = await asyncio.gather(*(store.write_here(*change) for change in changes))
+    outcomes = await asyncio.gather(*(store.acommit(*change) for change in changes))
     assert outcomes == [True, True, True]
     assert batches == [3]
     for i, table in enumerate(at):
@@ -75,9 +76,9 @@ async def test_changes_that_come_while_one_is_written_go_together_next(
 ) -> None:
     at = [await sync_to_async(four_people_table)(klaver) for _ in range(3)]
     first, *rest = [await a_decided_card(klaver, table, f"c{i}") for i, table in enumerate(at)]
-    on_its_way = asyncio.ensure_future(store.write_here(*first))
+    on_its_way = asyncio.ensure_future(store.acommit(*first))
     await asyncio.sleep(0)  # the first is sent at once, alone
-    outcomes = await asyncio.gather(*(store.write_here(*change) for change in rest))
+    outcomes = await asyncio.gather(*(store.acommit(*change) for change in rest))
     assert await on_its_way and outcomes == [True, True]
     assert batches == [1, 2]
 
@@ -91,7 +92,7 @@ async def test_a_change_that_lost_its_race_costs_the_others_nothing(
     twice = [await a_decided_card(klaver, one, action_id) for action_id in ("a", "b")]
     elsewhere = await a_decided_card(klaver, other, "c")
     before_one = await sync_to_async(written)(one)
-    outcomes = await asyncio.gather(*(store.write_here(*change) for change in [*twice, elsewhere]))
+    outcomes = await asyncio.gather(*(store.acommit(*change) for change in [*twice, elsewhere]))
     assert outcomes == [True, False, True]
     assert batches == [3]
     version, actions, _ = before_one
@@ -113,7 +114,7 @@ async def test_a_change_that_fails_fails_alone(klaver: Cast, batches: list[int])
 
     bad[0].later.append(fails)
     outcomes = await asyncio.gather(
-        *(store.write_here(*change) for change in (bad, good)), return_exceptions=True
+        *(store.acommit(*change) for change in (bad, good)), return_exceptions=True
     )
     assert isinstance(outcomes[0], RuntimeError) and outcomes[1] is True
     assert batches == [2]

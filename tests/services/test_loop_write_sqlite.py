@@ -1,6 +1,6 @@
-"""The write on the event loop behind SQLite (games/services/store.py's `SqliteLoopWriter`): the
-cases both databases share (tests/services/loop_write_cases.py), and what only SQLite has, one
-write lock for the whole file."""
+"""The write on the event loop behind SQLite (games/services/store/loop_sqlite.py): the cases
+both databases share (tests/services/loop_write_cases.py), and what only SQLite has, one write
+lock for the whole file."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from games.models import ActionReceipt, Table
 from games.services import store, tables
+from games.services.prepared import Statement
 from tests.personas import Cast
 from tests.services.loop_write_cases import *  # noqa: F403 (the shared cases, collected here)
 from tests.services.loop_write_cases import a_card, decided, rows, snapshot
@@ -208,16 +209,16 @@ async def test_a_change_that_fails_otherwise_leaves_its_turn_unwritten_and_told(
         await snapshot(table_id)
     before = {table_id: await sync_to_async(rows)(table_id) for table_id in ids}
     writer = store.new_loop_writer(asyncio.get_running_loop())
-    real_run_all = store.run_all
+    real_run_all = store.loop_sqlite.run_all
     calls = []
 
-    def second_fails(cursor: object, statements: list[store.Statement]) -> None:
+    def second_fails(cursor: object, statements: list[Statement]) -> None:
         calls.append(statements)
         if len(calls) == 2:
             raise RuntimeError("a bug")
         real_run_all(cursor, statements)
 
-    monkeypatch.setattr(store, "run_all", second_fails)
+    monkeypatch.setattr(store.loop_sqlite, "run_all", second_fails)
     written = await asyncio.wait_for(write_together(klaver, writer, ids, ["fails-0", "fails-1"]), 5)
     assert written == [False, False] and len(calls) == 2
     assert (writer.written, writer.passed) == (0, 2)

@@ -17,6 +17,7 @@ from psycopg.types.json import Jsonb
 from games.models import ActionReceipt, PlayedHand, Rubber, Seat, Table
 from games.services import store
 from games.services.prepared import FAST, Prepared, RowUpdate, prepare_all
+from games.services.store import claim, reads
 from tests.personas import Cast
 from tests.services.prepared_cases import mismatches, write_mismatches
 from tests.tables import four_people_table
@@ -34,8 +35,8 @@ def test_the_live_queries_read_what_the_orm_reads(klaver: Cast) -> None:
     )
     ActionReceipt.objects.create(table=table, action_id="a1", version=7)
     assert mismatches(table.pk, "a1") == []
-    assert store._RECEIPT(table.pk, "a1") == [(7,)]
-    assert store._RECEIPT(table.pk, "a2") == []
+    assert reads.RECEIPT(table.pk, "a1") == [(7,)]
+    assert reads.RECEIPT(table.pk, "a2") == []
     assert store.table(table.pk + 1000) == []
 
 
@@ -48,7 +49,7 @@ def test_a_prepared_write_takes_plain_columns_and_all_its_values() -> None:
     with pytest.raises(ValueError, match="plain columns"):
         RowUpdate(Table, ("receipts",))  # not a column of the table
     with pytest.raises(ValueError, match="values are needed"):
-        store._HAND_RECORD(1)
+        claim.HAND_RECORD(1)
 
 
 def test_equal_parameters_are_run_by_the_orm_until_a_call_tells_them_apart(
@@ -150,6 +151,6 @@ def test_the_writes_prepare_every_value_as_its_field_does(vendor: str, data: Any
 def test_the_fields_that_change_at_every_action_are_prepared_without_their_calls() -> None:
     # The claim's, the receipt's and the hand record's: all but the receipt's table (a foreign
     # key, prepared by its target) are in FAST.
-    for write in (store._CLAIM, store._NEW_RECEIPT, store._HAND_RECORD):
+    for write in (claim.CLAIM, claim.NEW_RECEIPT, claim.HAND_RECORD):
         slow = [f.name for f, quick in zip(write.fields, write.fast, strict=True) if quick is None]
-        assert slow == (["table"] if write is store._NEW_RECEIPT else [])
+        assert slow == (["table"] if write is claim.NEW_RECEIPT else [])

@@ -433,7 +433,7 @@ def test_a_change_that_loses_the_race_is_decided_again_then_refused_busy(
     table moved on is decided once more on the table as it is, and after a second loss it is
     refused as busy with nothing written."""
     table = four_people_table(klaver)
-    real_write = store.write
+    real_write = store.commit
     bases: list[int] = []
 
     def another_change_came_first(state, base, now, action_id=None, **kwargs):
@@ -443,7 +443,7 @@ def test_a_change_that_loses_the_race_is_decided_again_then_refused_busy(
             Table.objects.filter(pk=table.pk).update(version=F("version") + 1)
         return real_write(state, base, now, action_id, **kwargs)
 
-    monkeypatch.setattr(store, "write", another_change_came_first)
+    monkeypatch.setattr(store, "commit", another_change_came_first)
     losses = 1
     before, outcome = play_a_card(klaver, table, "once")
     assert bases == [table.version, table.version + 1]  # decided again on the newer version
