@@ -89,7 +89,7 @@ def test_a_change_too_large_for_a_notice_carries_its_version_alone(
     play_a_card(klaver, table, "first")
     state = published[-1]
     assert len(notice_of(state).encode()) < events.LIMIT
-    monkeypatch.setattr(notices, "LIMIT", len(notice_of(state).encode()))
+    monkeypatch.setattr(events, "LIMIT", len(notice_of(state).encode()))
     text = notice_of(state)
     assert len(text.encode()) < events.LIMIT
     heard = as_heard_elsewhere(monkeypatch, text, {table.pk})

@@ -46,8 +46,7 @@ class SqliteLoopWriter:
     never in SQLite's busy handler, which would hold the loop and every phone's frames with it
     (at 1,024 tables 17-32 changes in 4,000 waited there over a millisecond). Restarted at
     every checkpoint, four or five times a second at 1,200 tables, the log made a sixth of the
-    changes wait, 58 ms at the median of those: the largest part of the slowest actions' time
-    (docs/history/live-speed.md, twenty-fifth session)."""
+    changes wait, 58 ms at the median of those: the largest part of the slowest actions' time."""
 
     BUSY_MS = 10
     CHECKPOINT_CHANGES = 256  # about SQLite's own 1,000 pages of log between two checkpoints
