@@ -145,7 +145,9 @@ def _value(values: list[float], unit: str) -> str:
     def show(value: float) -> str:
         if unit == "MiB":
             return f"{value:.3f}"
-        return f"{value:,.0f}" if value >= 100 else f"{value:,.2f}".rstrip("0").rstrip(".")
+        if value >= 100:
+            return f"{value:,.0f}"
+        return f"{value:.1f}" if value >= 10 else f"{value:.2f}"
 
     low, high = min(values), max(values)
     shown = show(low) if show(low) == show(high) else f"{show(low)}-{show(high)}"
