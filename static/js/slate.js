@@ -131,7 +131,7 @@
   }
 
   // At most one entry a GAP_MS: a queue sent after the wifi is back stays under the
-  // server's limit of frames a second (games/consumers.py).
+  // server's limit of frames a second (games/live/consumers.py).
   var GAP_MS = 150;
   var sentAt = 0;
   var waiting = null;
