@@ -59,8 +59,7 @@ class Rubber:
         if not self.lives:
             self.lives = [self.rules.starting_lives] * n
         if self.dealer < 0:
-            # The first rubber's first dealer is drawn at random.
-            self.dealer = secrets.randbelow(n)
+            self.dealer = first_dealer(n)
 
     @property
     def n(self) -> int:
@@ -159,6 +158,15 @@ class Rubber:
             number=self.number + 1,
             slate=self.slate,
         )
+
+
+def first_dealer(n: int, result: Mapping[str, Any] | None = None, seats: Sequence[int] = ()) -> int:
+    """The first dealer of a rubber of `n` seats (a table seat): after another rubber at the
+    same seats, as `first_dealer_after` its last hand (`result`, `seats`); else drawn at
+    random, with `secrets`."""
+    if result is None:
+        return secrets.randbelow(n)
+    return first_dealer_after(result, seats)
 
 
 def first_dealer_after(result: Mapping[str, Any], seats: Sequence[int]) -> int:

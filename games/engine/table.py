@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from .actions import Action
 from .errors import IllegalAction
@@ -22,6 +22,14 @@ from .observe import Observation
 from .rules import HouseRules
 
 LAUNDRY_ACTS = frozenset({"exchange", "challenge"})
+
+# A table's status (games.models.Table.Status's values, as plain strings: the engine knows no
+# models, and the compiled modules check the types mypy sees; tests/test_compiled.py holds them
+# to the model's).
+WAITING: Final = "waiting"
+PLAYING: Final = "playing"
+RUBBER_OVER: Final = "rubber_over"
+CLOSED: Final = "closed"
 
 
 class Refused(Exception):
@@ -165,6 +173,8 @@ class Pace:
     bot: float = 1.0  # computer players act after this pause, so people can follow
     between_hands: float = 5.0  # the end of a hand stays on the screen this long
     abandon: float = 3 * 3600.0  # a table paused this long is closed, its rubber abandoned
+    laundry: float = 10.0  # after the deal the laundry is open this long (0: no window)
+    challenge: float = 5.0  # after an exchange it stays open at least this long, to challenge it
 
 
 @dataclass(frozen=True)
@@ -219,6 +229,142 @@ class Moment(NamedTuple):
             if not self.is_away(i) or self.seats[i].back
         ]
         return max(here) if here else self.changed_at + timedelta(seconds=pace.bot)
+
+
+class Windows(NamedTuple):
+    """The table's own fields that its windows move (in table seats): until when the laundry
+    is open (None: over, or none), who has said she is done with it, and since when answers
+    to a knock (or to poverty's stake of two) are due."""
+
+    laundry_until: datetime | None
+    laundry_ready: Sequence[int]
+    awaiting_since: datetime | None
+
+
+def dealt(hand: Hand, pace: Pace, now: datetime) -> Windows:
+    """The windows of a hand dealt at `now`: the laundry open for `pace.laundry` (none at 0
+    seconds, under rules without the laundry, or at a slate hand, whose laundry lasts until its
+    players write something else), and answers due from the deal when it makes any due; with
+    no window, poverty's answers are due from the deal too."""
+    timed = hand.laundry and pace.laundry > 0 and not hand.slate
+    until = now + timedelta(seconds=pace.laundry) if timed else None
+    due = hand.awaiting or (until is None and hand.laundry and hand.after_laundry().awaiting)
+    return Windows(until, [], now if due else None)
+
+
+def take(table: Moment, action: Action, pace: Pace, now: datetime) -> Windows:
+    """`action` taken at `now`: refused (Refused) unless it belongs to the table's window,
+    applied to the table's hand (`table.hand`, changed in place; IllegalAction, with nothing
+    changed, when the hand refuses it), and the windows as it leaves them.
+
+    An exchange keeps the laundry open at least `pace.challenge` longer, so the others may
+    challenge it, and the computer players who were done look again (the people who said so
+    stay done). The first action after the window ends the engine's laundry; the answers that
+    makes due (poverty's) are due since the window closed, not from this action on."""
+    hand = table.hand
+    if hand is None or hand.complete:
+        raise Refused("hand_over", "hand_over", "no hand is being played")
+    until, ready, since = table.laundry_until, table.laundry_ready, table.awaiting_since
+    check_window(action, laundry_open(hand, until, now))
+    ending_laundry = hand.laundry and action.act not in LAUNDRY_ACTS
+    if ending_laundry:
+        until = None
+    was_awaiting = bool((hand.after_laundry() if ending_laundry else hand).awaiting)
+    hand.apply(action)
+    if action.act == "exchange":
+        until = max(until or now, now + timedelta(seconds=pace.challenge))
+        exchanger = table.hand_seats[action.seat]
+        ready = [s for s in ready if s != exchanger and not table.seats[s].bot]
+    if not hand.awaiting:
+        since = None
+    elif not was_awaiting:
+        since = now
+    return Windows(until, ready, since)
+
+
+def laundry_closed(table: Moment, now: datetime) -> Windows:
+    """The windows once the laundry's time is up at `now` (the clock's "close_laundry"): the
+    answers its end makes due (poverty's) are due from now."""
+    hand = table.hand
+    since = table.awaiting_since
+    if hand is not None and hand.laundry and hand.after_laundry().awaiting:
+        since = now
+    return Windows(None, table.laundry_ready, since)
+
+
+def unanswered(table: Moment) -> list[Action]:
+    """What the table does when the answer window closes (the clock's "close_answers"):
+    whoever has not answered stays (rules.md 3.5), each stay the table's ("auto")."""
+    hand = table.hand
+    if hand is None or hand.complete:
+        return []
+    if hand.laundry:
+        hand = hand.after_laundry()
+    return [Action(seat, "stay", auto=True) for seat in hand.awaiting]
+
+
+def answers_close(table: Moment) -> datetime | None:
+    """When the table closes the answer window (`unanswered`): `response_seconds` after the
+    answers fell due, under `simultaneous` answers, while answers are awaited once the laundry
+    window is over; None otherwise (and while the table's clock stands still: paused, or no
+    rubber going on; a slate's answers are awaited until given). The one deadline the clock
+    keeps and a phone counts down."""
+    hand = table.hand
+    if not table.playing or table.paused or hand is None or hand.complete or hand.slate:
+        return None
+    if hand.laundry:
+        if table.laundry_until is not None:
+            return None  # in the laundry window, nothing is answered
+        hand = hand.after_laundry()
+    return _answers_close(table, hand)
+
+
+def _answers_close(table: Moment, hand: Hand) -> datetime | None:
+    """`answers_close`, of `hand`: the table's, as it is once its laundry is over."""
+    if not hand.awaiting or hand.rules.response_order != "simultaneous":
+        return None
+    since = table.awaiting_since or table.changed_at
+    return since + timedelta(seconds=hand.rules.response_seconds)
+
+
+def dropped_to_a_break(
+    rules: HouseRules, away: str, last_seen: datetime | None, pace: Pace, now: datetime
+) -> bool:
+    """Whether a player the table has just played for is on a break from `now` (rules.md
+    3.8): her phone stayed silent past its grace, and the rules have breaks. A player whose
+    turn clock ran out with her phone here is not away."""
+    if away or not rules.away_conventions:
+        return False
+    return last_seen is None or last_seen <= now - timedelta(seconds=pace.grace)
+
+
+def leave_refusal(status: str, hand: Hand | None) -> Refused | None:
+    """Why a player may not get up from her seat now, or None: she may between rubbers, and
+    between two hands of one (a computer player then plays the rubber out); not during a hand,
+    nor at a closed table."""
+    if status == CLOSED:
+        return Refused("closed", "closed", "this table is closed")
+    if status == PLAYING and hand is not None and not hand.complete:
+        return Refused("hand_under_way", "hand_under_way", "a player leaves between hands")
+    return None
+
+
+def between_rubbers(status: str) -> bool:
+    """Whether a rubber may be started at a table with this status: before its first, or after
+    the last one ended (a start is offered then, and refused with why while a seat is free)."""
+    return status in (WAITING, RUBBER_OVER)
+
+
+def start_refusal(status: str, seats_free: bool) -> Refused | None:
+    """Why no rubber starts now at a table with this status (`seats_free`: a seat has neither a
+    player nor a computer player), or None."""
+    if status == CLOSED:
+        return Refused("closed", "closed", "this table is closed")
+    if not between_rubbers(status):
+        return Refused("playing", "playing", "a rubber is going on")
+    if seats_free:
+        return Refused("seats_free", "seats_free", "every seat needs a player")
+    return None
 
 
 # What a step is; a "bot_offer" asks a computer player that is not due whether it knocks,
@@ -307,10 +453,9 @@ def steps_while_here(table: Moment, pace: Pace, now: datetime) -> list[Step]:
                 and not hand.folded[hand_seat]
             ):
                 steps.append(Step(bot_at, "bot_offer", table_seat))
-    if hand.awaiting and hand.rules.response_order == "simultaneous":
-        since = table.awaiting_since or changed
-        window = timedelta(seconds=hand.rules.response_seconds)
-        steps.append(Step(since + window, "close_answers"))
+    closing = _answers_close(table, hand)
+    if closing is not None:
+        steps.append(Step(closing, "close_answers"))
         steps += [Step(bot_at, "bot", s) for s in due if table.seats[s].bot]
         # The table answers for a player who is away, at a computer player's pace.
         return steps + [Step(bot_at, "auto", s) for s in due if table.is_away(s)]

@@ -52,6 +52,8 @@ def pace() -> Pace:
             bot=seconds("TOEPEN_BOT_SECONDS"),
             between_hands=seconds("TOEPEN_BETWEEN_HANDS_SECONDS"),
             abandon=seconds("TOEPEN_ABANDON_SECONDS"),
+            laundry=seconds("TOEPEN_LAUNDRY_SECONDS"),
+            challenge=seconds("TOEPEN_CHALLENGE_SECONDS"),
         )
     return kept
 

@@ -41,6 +41,10 @@ REASONS: dict[str, Promise] = {
     "poor": _("A poor player may not knock in this hand."),
     "knock_limit": _("You have knocked as often as the rules allow."),
     "over_lives": _("A higher stake would be more than your lives."),
+    "closed": _("This table is closed."),
+    "hand_under_way": _("You can leave between hands."),
+    "playing": _("A rubber is going on."),
+    "seats_free": _("Every seat needs a player or a computer player."),
 }
 
 

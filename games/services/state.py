@@ -9,22 +9,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, Final, NamedTuple
+from typing import Any, NamedTuple
 
 from games.engine import Hand, HouseRules, Observation, observe, replayed
 from games.engine import table as table_rules
 from games.engine.rubber import Rubber as EngineRubber
+from games.engine.table import CLOSED as CLOSED
+from games.engine.table import PLAYING as PLAYING
+from games.engine.table import RUBBER_OVER as RUBBER_OVER
+from games.engine.table import WAITING as WAITING
 from games.models import PlayedHand, Rubber, Seat, Table
 from games.services.conf import seconds
 from games.services.prepared import Statement
-
-# Table.Status's values, as plain strings: compiled (toepen_site/compiled.py), this module and
-# the view check the types mypy sees, and to mypy Django's choices are the tuples they are
-# declared with (tests/test_compiled.py holds these to the model's).
-WAITING: Final = "waiting"
-PLAYING: Final = "playing"
-RUBBER_OVER: Final = "rubber_over"
-CLOSED: Final = "closed"
 
 
 class SeatKeys(NamedTuple):

@@ -18,7 +18,6 @@ change a table themselves, and nothing here knows about requests or sockets.
 from __future__ import annotations
 
 import logging
-import random
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -36,9 +35,9 @@ from accounts.models import User
 from clubs.models import Club, HouseRuleProfile
 from games.engine import Action, BadRecord, IllegalAction, parse_action
 from games.engine import table as table_rules
-from games.engine.rubber import first_dealer_after
+from games.engine.rubber import first_dealer
 from games.engine.rules import MAX_SEATS, HouseRules
-from games.engine.table import BOT_STEPS, LAUNDRY_ACTS, Step
+from games.engine.table import BOT_STEPS, Step
 from games.models import (
     BotLevel,
     PlayedHand,
@@ -49,7 +48,7 @@ from games.models import (
 )
 from games.services import events, players, store
 from games.services.access import is_admin, is_member
-from games.services.conf import pace, seconds
+from games.services.conf import pace
 from games.services.refusals import engine_message, refusal_message
 from games.services.snapshots import clone, editable_copy, editable_snapshot, kept, read_state
 from games.services.state import Holder, TableState, finish_hand, last_seen, seat_keys
@@ -269,11 +268,10 @@ def leave_seat(table_id: int, index: int, holder: Holder) -> int:
     def make(state: TableState, now: datetime) -> None:
         table = state.table
         _own_seat(state, holder, index)
-        if table.status == Table.Status.CLOSED:
-            raise TableError("closed", _("This table is closed."))
+        refused = table_rules.leave_refusal(table.status, state.hand)
+        if refused is not None:
+            raise TableError(refused.code, refusal_message(refused))
         playing = table.status == Table.Status.PLAYING
-        if playing and state.hand is not None and not state.hand.complete:
-            raise TableError("hand_under_way", _("You can leave between hands."))
         _changed_seat(
             state,
             index,
@@ -427,17 +425,17 @@ def start_rubber(table_id: int, who: User | Holder) -> int:
         table = state.table
         if not state.held_by(holder) and table.created_by_id != holder.user_id:
             raise TableError("not_allowed", _("Only the players at the table start a rubber."))
-        if table.status not in (Table.Status.WAITING, Table.Status.RUBBER_OVER):
-            raise TableError("playing", _("A rubber is going on."))
-        if any(seat.is_free for seat in state.seats):
-            raise TableError("seats_free", _("Every seat needs a player or a computer player."))
+        free = any(seat.is_free for seat in state.seats)
+        refused = table_rules.start_refusal(table.status, free)
+        if refused is not None:
+            raise TableError(refused.code, refusal_message(refused))
         rules = state.rules
         previous = state.rubber
         last = store.last_hand(previous.pk) if previous is not None and previous.over else []
-        if last and last[0].result is not None:
-            dealer = first_dealer_after(last[0].result, last[0].seats)
-        else:
-            dealer = random.SystemRandom().randrange(table.seat_count)
+        # After a rubber at these seats its last hand names the first dealer; else the engine
+        # draws one.
+        result, seats = (last[0].result, last[0].seats) if last else (None, ())
+        dealer = first_dealer(table.seat_count, result, seats)
         rubber = Rubber(
             table=table,
             number=(previous.number + 1) if previous is not None else 1,
@@ -514,17 +512,17 @@ def _deal(state: TableState, now: datetime, *, again: bool = False) -> bool:
     state.hand = hand
     state.hand_seats = list(rubber.hand_seats)
     state.base = None  # a new hand: other processes read it (its cards) from the database
-    table = state.table
-    table.laundry_ready = []
-    table.awaiting_since = now if hand.awaiting else None
-    window = seconds("TOEPEN_LAUNDRY_SECONDS")
-    # No window (0 seconds, or rules without laundry): the first card may come at once.
-    # A slate hand has no window: its laundry lasts until the players write something else.
-    timed = hand.laundry and window > 0 and not hand.slate
-    table.laundry_until = now + timedelta(seconds=window) if timed else None
-    if table.laundry_until is None and hand.laundry and hand.after_laundry().awaiting:
-        table.awaiting_since = now  # no window: poverty's answers are due from the deal
+    _set_windows(state, table_rules.dealt(hand, pace(), now))
     return bool(back or buying)
+
+
+def _set_windows(state: TableState, windows: table_rules.Windows) -> None:
+    """The table's fields as the engine's windows leave them (games/engine/table.py)."""
+    table = state.table
+    table.laundry_until = windows.laundry_until
+    if windows.laundry_ready is not table.laundry_ready:
+        table.laundry_ready = list(windows.laundry_ready)
+    table.awaiting_since = windows.awaiting_since
 
 
 def _finish_hand(state: TableState, now: datetime) -> None:
@@ -685,38 +683,17 @@ def _mark_ready(state: TableState, seat: int) -> None:
 
 def _apply(state: TableState, action: Action, now: datetime) -> None:
     """The table's own rules around the engine's, then the engine, then the stored record."""
-    hand, row, table = state.hand, state.hand_row, state.table
+    hand, row = state.hand, state.hand_row
     assert hand is not None and row is not None
     try:
-        table_rules.check_window(action, state.laundry_open(now))
+        windows = table_rules.take(state.moment(), action, pace(), now)
     except table_rules.Refused as refused:
         raise TableError(refused.code, refusal_message(refused)) from None
-    if action.act not in LAUNDRY_ACTS and hand.laundry:
-        # The window closed without an action: the engine's laundry ends with this one.
-        table.laundry_until = None
-    # An action after the laundry window ends the engine's laundry first, and with it come the
-    # poverty answers, due since the window closed (not from this action on).
-    ending_laundry = hand.laundry and action.act not in LAUNDRY_ACTS
-    was_awaiting = bool((hand.after_laundry() if ending_laundry else hand).awaiting)
-    try:
-        hand.apply(action)
     except IllegalAction as error:
         raise TableError(error.code, engine_message(error)) from None
+    _set_windows(state, windows)
     row.record["actions"].append(action.to_json())
     state.record_changed = True  # written with the table's fields (games/services/store.py)
-    if action.act == "exchange":
-        table.laundry_until = max(
-            table.laundry_until or now, now + timedelta(seconds=seconds("TOEPEN_CHALLENGE_SECONDS"))
-        )
-        # Computer players look again (to challenge it); people who said ready stay ready.
-        exchanger = state.table_seat(action.seat)
-        table.laundry_ready = [
-            s for s in table.laundry_ready if s != exchanger and not state.seats[s].bot_level
-        ]
-    if hand.awaiting and not was_awaiting:
-        table.awaiting_since = now
-    elif not hand.awaiting:
-        table.awaiting_since = None
     if hand.complete:
         _finish_hand(state, now)
 
@@ -753,23 +730,16 @@ def _think(state: TableState, step: Step) -> Action | None:
 
 
 def _carry_out(state: TableState, step: Step, now: datetime, decision: Action | None) -> None:
-    hand = state.hand
     if step.kind == "deal":
         if not _deal(state, now):
             # The rubber and the seats are as the hand's end left them: other processes read
             # only the new hand.
             state.dealt_from = state.table.version
     elif step.kind == "close_laundry":
-        state.table.laundry_until = None
-        assert hand is not None
-        # The answers the end of the laundry makes due (poverty) are due from now.
-        if hand.laundry and hand.after_laundry().awaiting:
-            state.table.awaiting_since = now
+        _set_windows(state, table_rules.laundry_closed(state.moment(), now))
     elif step.kind == "close_answers":
-        # The simultaneous window closed: whoever has not answered stays (rules.md 3.5).
-        assert hand is not None
-        for hand_seat in list((hand.after_laundry() if hand.laundry else hand).awaiting):
-            _apply(state, Action(hand_seat, "stay", auto=True), now)
+        for stay in table_rules.unanswered(state.moment()):
+            _apply(state, stay, now)
     elif step.kind == "pause":
         # Nobody is at the table: it waits, and every phone still watching says so.
         state.table.paused = True
@@ -804,13 +774,8 @@ def _dropped_to_a_break(state: TableState, index: int, now: datetime) -> None:
     """A player whose phone stayed silent past its grace is on a break from now on, so every
     phone says so and the table goes on at its pace; one tap brings her back."""
     seat = state.seats[index]
-    if seat.away or not state.rules.away_conventions:
-        return
-    silent_since = now - timedelta(seconds=seconds("TOEPEN_GRACE_SECONDS"))
-    seen = last_seen(seat)
-    if seen is not None and seen > silent_since:
-        return  # her turn clock ran out, her phone is here: she is not away
-    _changed_seat(state, index, away="break")
+    if table_rules.dropped_to_a_break(state.rules, seat.away, last_seen(seat), pace(), now):
+        _changed_seat(state, index, away="break")
 
 
 def fire_deadline(table_id: int, now: datetime | None = None) -> bool:

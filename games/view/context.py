@@ -21,7 +21,7 @@ from games.engine import table as table_rules
 from games.models import Seat
 from games.services.conf import pace
 from games.services.refusals import refusal_message
-from games.services.state import CLOSED, PLAYING, RUBBER_OVER, WAITING, TableState
+from games.services.state import CLOSED, PLAYING, TableState
 from games.view.html import (
     SUIT_NAMES,
     SUIT_SYMBOLS,
@@ -213,12 +213,10 @@ def build_context(
         "ack": viewer.ack,
         "away_buttons": _away_buttons(state, active),
         "challenge_cost": _challenge_cost(state.rules) if "challenge" in acts else "",
-        "can_start": viewer.can_start and table.status in (WAITING, RUBBER_OVER),
+        "can_start": viewer.can_start and table_rules.between_rubbers(table.status),
         "can_close": viewer.can_close and table.status != CLOSED,
         # Between rubbers, or between two hands of one (a computer player takes over).
-        "can_leave": active is not None
-        and table.status != CLOSED
-        and (hand is None or hand.complete or table.status != PLAYING),
+        "can_leave": active is not None and table_rules.leave_refusal(table.status, hand) is None,
     }
 
 
@@ -403,14 +401,8 @@ def _seconds_left(until: datetime | None, now: datetime) -> int | None:
 
 
 def _answer_seconds(state: TableState, now: datetime) -> int | None:
-    hand = state.hand
-    if hand is None or not hand.awaiting or state.rules.response_order != "simultaneous":
-        return None
-    since = state.table.awaiting_since
-    if since is None:
-        return None
-    waited: float = (now - since).total_seconds()
-    return max(0, round(state.rules.response_seconds - waited))
+    """Seconds until the table closes the answer window: the deadline its clock keeps."""
+    return _seconds_left(table_rules.answers_close(state.moment()), now)
 
 
 def _actions(

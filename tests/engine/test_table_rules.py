@@ -14,8 +14,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from games.engine import Action, Hand, HouseRules, observe
+from games.engine import Action, Hand, HouseRules, IllegalAction, observe
 from games.engine import table as table_rules
+from games.engine.rubber import first_dealer
 from games.engine.table import LAUNDRY_ACTS, Moment, Pace, Refused, Seat, Step
 from tests.engine.test_properties import dealt_hands, every_action, slate_hands
 
@@ -324,3 +325,211 @@ def test_a_table_offers_to_go_away_exactly_when_it_takes_it(
             assert reason not in choices
         else:
             assert reason in choices
+
+
+# -- the windows: the laundry's and the answers' (rules.md 5) -----------------------------------
+
+
+@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(
+    dealt_hands(),
+    st.just(0) | st.integers(0, 40),
+    st.lists(st.booleans(), min_size=8, max_size=8),
+    st.booleans(),
+    st.booleans(),
+    st.lists(st.integers(0, 7), max_size=8, unique=True),
+    st.data(),
+)
+def test_the_table_takes_an_action_exactly_when_verify_does_and_moves_its_windows(
+    dealt: tuple[Hand, int],
+    steps: int,
+    bots: list[bool],
+    laundry: bool,
+    since: bool,
+    ready: list[int],
+    data: st.DataObject,
+) -> None:
+    """`take` refuses what `verify` refuses (changing nothing), applies the rest, and leaves
+    the windows as rules.md 5 says: an exchange keeps the laundry open for a challenge and
+    sends the computer players back to it; answers are due from when they fall due."""
+    hand, seed = dealt
+    hand = walked(hand, seed, steps)
+    moment = moment_of(hand, bots[: hand.n], laundry and hand.laundry, since)
+    moment = moment._replace(laundry_ready=[s for s in ready if s < hand.n])
+    in_laundry = table_rules.laundry_open(hand, moment.laundry_until, NOW)
+    pace = Pace(challenge=7.0)
+    seat = data.draw(st.integers(0, hand.n - 1))
+    action = data.draw(st.sampled_from(every_action(seat, hand.n)))
+    before = hand.record(), hand.laundry
+    settled = hand.after_laundry() if hand.laundry and action.act not in LAUNDRY_ACTS else hand
+    was_awaiting = bool(settled.awaiting)
+    if not accepts(hand, action, in_laundry):
+        with pytest.raises((Refused, IllegalAction)):
+            table_rules.take(moment, action, pace, NOW)
+        assert (hand.record(), hand.laundry) == before
+        return
+    windows = table_rules.take(moment, action, pace, NOW)
+    assert hand.record()["actions"][-1] == action.to_json()
+    if action.act == "exchange":
+        assert windows.laundry_until is not None
+        assert windows.laundry_until >= NOW + timedelta(seconds=pace.challenge)
+        assert windows.laundry_until >= moment.laundry_until
+        # Who was done stays done, but the exchanger and the computer players.
+        assert windows.laundry_ready == [
+            s for s in moment.laundry_ready if s != seat and not bots[s]
+        ]
+    elif action.act == "challenge":
+        assert (windows.laundry_until, windows.laundry_ready) == (
+            moment.laundry_until,
+            moment.laundry_ready,
+        )
+    else:
+        assert windows.laundry_until is None  # the laundry is over with any other action
+    if not hand.awaiting:
+        assert windows.awaiting_since is None
+    elif was_awaiting:
+        assert windows.awaiting_since == moment.awaiting_since
+    else:
+        assert windows.awaiting_since == NOW
+
+
+@pytest.mark.parametrize("seconds", [0.0, 12.0])
+@given(dealt_hands())
+@settings(max_examples=60, deadline=None)
+def test_a_deal_opens_the_laundry_for_the_paces_seconds(
+    seconds: float, dealt: tuple[Hand, int]
+) -> None:
+    hand, _ = dealt
+    windows = table_rules.dealt(hand, Pace(laundry=seconds), NOW)
+    timed = hand.laundry and seconds > 0
+    assert windows.laundry_until == (NOW + timedelta(seconds=seconds) if timed else None)
+    assert windows.laundry_ready == []
+    # Answers due at the deal are due from it; with no window, poverty's too.
+    settled = hand.after_laundry() if hand.laundry and not timed else hand
+    assert windows.awaiting_since == (NOW if settled.awaiting else None)
+
+
+def test_a_slate_hand_has_no_laundry_window() -> None:
+    slate = Hand.slate_hand(HouseRules(), [10, 10, 10], 0)
+    assert slate.laundry
+    assert table_rules.dealt(slate, Pace(laundry=10.0), NOW).laundry_until is None
+
+
+POVERTY = HouseRules(poverty="stake_two", response_order="simultaneous", response_seconds=8)
+
+
+def poverty_hand() -> Hand:
+    """Seat 0 on her last life: poverty's stake of two, answers due once the laundry ends."""
+    hand = Hand.deal(POVERTY, [1, 10, 10, 10], 0, 11, players=["a", "b", "c", "d"])
+    assert hand.poverty and hand.laundry and not hand.awaiting
+    return hand
+
+
+def test_when_the_laundry_closes_povertys_answers_fall_due_and_unanswered_stay() -> None:
+    hand = poverty_hand()
+    moment = moment_of(hand, [False] * 4, laundry=True, awaiting_since=False)
+    closed = table_rules.laundry_closed(moment, NOW)
+    assert closed.laundry_until is None and closed.awaiting_since == NOW
+    moment = moment._replace(laundry_until=None, awaiting_since=NOW)
+    # Due together, the window closing response_seconds after the laundry's close...
+    assert table_rules.answers_close(moment) == NOW + timedelta(seconds=8)
+    # ...when whoever has not answered stays, the table's stay.
+    stays = table_rules.unanswered(moment)
+    assert stays == [Action(s, "stay", auto=True) for s in hand.after_laundry().awaiting]
+    assert len(stays) == 3
+    for stay in stays:
+        moment = moment._replace(**table_rules.take(moment, stay, Pace(), NOW)._asdict())
+    assert not hand.awaiting and table_rules.unanswered(moment) == []
+    assert table_rules.answers_close(moment) is None
+
+
+@settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(
+    dealt_hands(),
+    st.just(0) | st.integers(0, 40),
+    st.lists(st.booleans(), min_size=8, max_size=8),
+    st.booleans(),
+    st.booleans(),
+)
+def test_the_answer_window_closes_when_the_plan_closes_it(
+    dealt: tuple[Hand, int], steps: int, bots: list[bool], laundry: bool, since: bool
+) -> None:
+    """One deadline: what a phone counts down (`answers_close`) is when the table's clock
+    closes the window, whether or not the table noted since when answers are due."""
+    hand, seed = dealt
+    hand = walked(hand, seed, steps)
+    moment = moment_of(hand, bots[: hand.n], laundry and hand.laundry, since)
+    planned = table_rules.steps_while_here(moment, Pace(), NOW)
+    closing = [step.when for step in planned if step.kind == "close_answers"]
+    assert [table_rules.answers_close(moment)] == (closing or [None])
+    if closing:
+        stays = table_rules.unanswered(moment)
+        assert stays and all(accepts(hand, stay, False) for stay in stays)
+    # A table whose clock stands still closes nothing.
+    assert table_rules.answers_close(moment._replace(paused=True)) is None
+    assert table_rules.answers_close(moment._replace(playing=False)) is None
+
+
+# -- seats and rubbers --------------------------------------------------------------------------
+
+
+STATUSES = [table_rules.WAITING, table_rules.PLAYING, table_rules.RUBBER_OVER, table_rules.CLOSED]
+
+
+@pytest.mark.parametrize("status", STATUSES)
+def test_a_player_leaves_between_rubbers_and_between_hands_never_during_one(status: str) -> None:
+    under_way = Hand.deal(HouseRules(), [10, 10, 10], 0, 5)
+    over = walked(Hand.deal(HouseRules(exchange=False), [1, 1, 1], 0, 5), 3, 400)
+    assert over.complete
+    for hand in (None, over, under_way):
+        refused = table_rules.leave_refusal(status, hand)
+        if status == table_rules.CLOSED:
+            assert refused is not None and refused.code == "closed"
+        elif status == table_rules.PLAYING and hand is under_way:
+            assert refused is not None and refused.code == "hand_under_way"
+        else:
+            assert refused is None, (status, hand)
+
+
+@pytest.mark.parametrize("status", STATUSES)
+@pytest.mark.parametrize("seats_free", [False, True])
+def test_a_rubber_starts_between_rubbers_once_every_seat_is_taken(
+    status: str, seats_free: bool
+) -> None:
+    refused = table_rules.start_refusal(status, seats_free)
+    between = status in (table_rules.WAITING, table_rules.RUBBER_OVER)
+    assert table_rules.between_rubbers(status) == between
+    if between and not seats_free:
+        assert refused is None
+    else:
+        assert refused is not None and refused.code and refused.reason and refused.message
+        assert refused.code == (
+            "seats_free" if between else "closed" if status == table_rules.CLOSED else "playing"
+        )
+
+
+def test_the_first_dealer_is_drawn_at_random_and_after_a_rubber_follows_its_last_hand() -> None:
+    drawn = {first_dealer(4) for _ in range(400)}
+    assert drawn == {0, 1, 2, 3}
+    won = {"winner": 1, "last_trick_winner": 2}
+    assert first_dealer(4, won, [3, 0, 2]) == 0  # hand seat 1 is table seat 0
+    nobody = {"winner": None, "last_trick_winner": 2}
+    assert first_dealer(4, nobody, [3, 0, 2]) == 2
+
+
+@pytest.mark.parametrize(
+    ("rules", "away", "quiet", "expected"),
+    [
+        (HouseRules(), "", 31.0, True),  # silent past the grace: on a break
+        (HouseRules(), "", 29.0, False),  # her turn clock ran out, her phone is here
+        (HouseRules(), "", None, True),  # never heard at all
+        (HouseRules(), "round", 31.0, False),  # away already
+        (HouseRules(away_conventions=False), "", 31.0, False),  # rules with no breaks
+    ],
+)
+def test_a_phone_silent_past_its_grace_drops_its_player_to_a_break(
+    rules: HouseRules, away: str, quiet: float | None, expected: bool
+) -> None:
+    seen = None if quiet is None else NOW - timedelta(seconds=quiet)
+    pace = Pace(grace=30.0)
+    assert table_rules.dropped_to_a_break(rules, away, seen, pace, NOW) is expected

@@ -15,7 +15,7 @@ from games.services.snapshots import editable_snapshot, view_state
 from games.services.tables import TableError
 from tests.personas import Cast, member
 from tests.services.test_away import play_out_the_hand, step
-from tests.tables import four_people_table, people, state_of
+from tests.tables import four_people_table, people, seat_people, state_of
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -200,3 +200,53 @@ def test_who_a_phone_holds_is_read_again_once_a_seat_changes_hands(klaver: Cast)
     assert same.held_by(klaver.bram.holder) == []
     assert same.held_by(holder) == [1]
     assert shared.held_by(klaver.bram.holder) == [1]  # the snapshot's seats are its own
+
+
+def offered(table: Table, seat: int) -> tuple[bool, bool]:
+    """Whether seat `seat`'s phone is offered to leave the seat and to start a rubber."""
+    from games.view.context import Viewer, build_context
+
+    context = build_context(state_of(table), Viewer(seats=(seat,), active=seat, can_start=True))
+    return context["can_leave"], context["can_start"]
+
+
+def taken(change) -> str:
+    """ "" when `change` is taken, else the code it is refused with."""
+    try:
+        change()
+    except TableError as refused:
+        return refused.code
+    return ""
+
+
+def test_a_phone_is_offered_to_leave_or_start_exactly_when_the_table_takes_it(
+    klaver: Cast,
+) -> None:
+    """The view and the services ask the engine the same question: a button is shown when
+    the change is taken, and a refusal carries the engine's code. (A start stays offered while
+    a seat is free, so that its refusal says why.)"""
+    table = tables.create_table(
+        club=klaver.club, user=klaver.anna.user, holder_key=klaver.anna.holder_key
+    )
+    seat_people(table.pk, [(1, klaver.bram), (2, klaver.cas)])
+    anna, bram = klaver.anna.holder, klaver.bram.holder
+    # Before the first rubber: both, but a start with a seat free is refused.
+    assert offered(table, 1) == (True, True)
+    assert taken(lambda: tables.start_rubber(table.pk, anna)) == "seats_free"
+    assert taken(lambda: tables.leave_seat(table.pk, 1, bram)) == ""
+    seat_people(table.pk, [(1, klaver.bram), (3, klaver.dirk)])
+    assert taken(lambda: tables.start_rubber(table.pk, anna)) == ""
+    # A hand under way: neither.
+    assert offered(table, 1) == (False, False)
+    assert taken(lambda: tables.leave_seat(table.pk, 1, bram)) == "hand_under_way"
+    assert taken(lambda: tables.start_rubber(table.pk, anna)) == "playing"
+    # Between two hands of the rubber: leave, not start.
+    play_out_the_hand(klaver, table, away=-1)
+    assert offered(table, 1) == (True, False)
+    assert taken(lambda: tables.start_rubber(table.pk, bram)) == "playing"
+    assert taken(lambda: tables.leave_seat(table.pk, 1, bram)) == ""
+    # Closed: neither, each refused as closed.
+    tables.close_table(table.pk, klaver.anna.user)
+    assert offered(table, 0) == (False, False)
+    assert taken(lambda: tables.leave_seat(table.pk, 0, anna)) == "closed"
+    assert taken(lambda: tables.start_rubber(table.pk, anna)) == "closed"
