@@ -24,3 +24,11 @@ def test_unset_settings_come_from_the_environment_or_the_defaults(settings, monk
     monkeypatch.setenv("TOEPEN_BOT_SECONDS", "2.5")
     assert seconds("TOEPEN_BOT_SECONDS") == 2.5
     assert seconds("TOEPEN_ABANDON_SECONDS") == 3 * 3600.0
+
+
+def test_the_laundry_and_the_challenge_seconds_set_the_tables_pace(settings):
+    settings.TOEPEN_LAUNDRY_SECONDS = 14
+    settings.TOEPEN_CHALLENGE_SECONDS = 3
+    assert (pace().laundry, pace().challenge) == (14.0, 3.0)
+    settings.TOEPEN_LAUNDRY_SECONDS = 0
+    assert pace().laundry == 0.0
