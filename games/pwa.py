@@ -81,7 +81,9 @@ def service_worker(request: HttpRequest) -> HttpResponse:
             "version": _precache_version() if not settings.DEBUG else _fresh_version(),
             "precache": [static(name) for name in PRECACHE],
             "offline_url": "/offline/",
-            "static_url": static(""),
+            # The prefix itself: `static("")` asks the production storage's manifest for a
+            # file named "", which it does not have.
+            "static_url": settings.STATIC_URL,
         },
     )
     response = HttpResponse(body, content_type="text/javascript; charset=utf-8")
