@@ -12,15 +12,47 @@ whose table of response callbacks alone is some 170 entries.
 Here every `SharedRedisCache` of a process with the same servers and options uses one client,
 which keeps one `redis.Redis` a server: redis-py's clients are safe to share between threads
 (each command takes a connection from the pool and gives it back).
+
+Redis is a cache here, never the only copy of anything: the tables' changes travel without it.
+When it does not answer, the cache acts as an empty one that keeps nothing (a read misses, a
+write is dropped, a count is not found, as for a key that expired), so rate limits and socket
+slots let everyone through instead of answering 500. That is logged once, as a warning, and
+once more when Redis answers again. `ping()` alone raises: the health check asks it.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from django.core.cache.backends.redis import RedisCache, RedisCacheClient
 from django.utils.functional import cached_property
+from redis.exceptions import RedisError
+
+log = logging.getLogger(__name__)
+
+
+def _not_found(*args: Any) -> Any:
+    raise ValueError("Redis does not answer: the key counts as not found")
+
+
+# What each of Django's cache operations gives while Redis does not answer: what it gives for a
+# key that is not there (`get` its default, `incr` the ValueError of a missing key).
+_WHEN_DOWN: dict[str, Callable[..., Any]] = {
+    "add": lambda *args: False,
+    "get": lambda key, default: default,
+    "set": lambda *args: None,
+    "touch": lambda *args: False,
+    "delete": lambda *args: False,
+    "get_many": lambda *args: {},
+    "has_key": lambda *args: False,
+    "incr": _not_found,
+    "set_many": lambda *args: None,
+    "delete_many": lambda *args: None,
+    "clear": lambda *args: False,
+}
 
 
 class SharedRedisCacheClient(RedisCacheClient):
@@ -40,6 +72,45 @@ class SharedRedisCacheClient(RedisCacheClient):
             client = self._clients[index] = self._client(connection_pool=pool)
         return client
 
+    down = False  # Redis did not answer the last command: said once in the log
+
+    def ping(self) -> bool:
+        return bool(self.get_client(write=True).ping())
+
+    def _answered(self) -> None:
+        if self.down:
+            self.down = False
+            log.warning("Redis answers again: rate limits and socket slots are counted again")
+
+    def _not_answered(self, error: RedisError) -> None:
+        if not self.down:
+            self.down = True
+            log.warning(
+                "Redis does not answer (%s): rate limits and socket slots are not counted "
+                "until it does",
+                error,
+            )
+
+
+def _degrading(name: str, when_down: Callable[..., Any]) -> Callable[..., Any]:
+    cached = getattr(RedisCacheClient, name)
+
+    def operation(self: SharedRedisCacheClient, *args: Any) -> Any:
+        try:
+            result = cached(self, *args)
+        except RedisError as error:
+            self._not_answered(error)
+            return when_down(*args)
+        self._answered()
+        return result
+
+    operation.__name__ = name
+    return operation
+
+
+for _name, _when_down in _WHEN_DOWN.items():
+    setattr(SharedRedisCacheClient, _name, _degrading(_name, _when_down))
+
 
 _clients: dict[tuple[tuple[str, ...], str], SharedRedisCacheClient] = {}
 _clients_lock = threading.Lock()
@@ -56,3 +127,7 @@ class SharedRedisCache(RedisCache):
             if client is None:
                 client = _clients[key] = SharedRedisCacheClient(self._servers, **self._options)
         return client
+
+    def ping(self) -> bool:
+        """Whether Redis answers; raises (redis-py's error) when it does not."""
+        return self._cache.ping()

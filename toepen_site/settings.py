@@ -183,7 +183,15 @@ CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}
 # when REDIS_URL is set, so several server processes count login failures together (through
 # one client a process, not one a request: toepen_site/cache.py).
 if REDIS_URL:
-    CACHES = {"default": {"BACKEND": "toepen_site.cache.SharedRedisCache", "LOCATION": REDIS_URL}}
+    CACHES = {
+        "default": {
+            "BACKEND": "toepen_site.cache.SharedRedisCache",
+            "LOCATION": REDIS_URL,
+            # A Redis that does not answer costs a request a second at most: the cache then
+            # lets everyone through (toepen_site/cache.py).
+            "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
+        }
+    }
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
@@ -296,6 +304,8 @@ if BEHIND_PROXY:
 # Production hardening: on whenever DEBUG is off, so `check --deploy` is clean.
 if not DEBUG:
     SECURE_SSL_REDIRECT = envbool("DJANGO_SECURE_SSL_REDIRECT", True)
+    # The health check is asked by the proxy and systemd on the processes' own sockets.
+    SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
     SECURE_HSTS_SECONDS = envint("DJANGO_HSTS_SECONDS", 60 * 60 * 24 * 365)

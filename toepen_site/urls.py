@@ -4,6 +4,7 @@ from django.urls import include, path
 
 from accounts import views as account_views
 from games import views as game_views
+from toepen_site import health
 
 # The admin's own sign-in form has no limit on failed attempts: send it through allauth's
 # sign-in, which has (ACCOUNT_RATE_LIMITS), as allauth's documentation advises.
@@ -11,6 +12,8 @@ admin.site.login = secure_admin_login(admin.site.login)  # type: ignore[method-a
 
 urlpatterns = [
     path("", game_views.home, name="home"),
+    # For nginx, systemd and monitoring: 200, or 503 naming what is down (toepen_site/health.py).
+    path("healthz", health.healthz, name="healthz"),
     path("admin/", admin.site.urls),
     path("accounts/", include("accounts.urls")),
     path("accounts/", include("allauth.urls")),
