@@ -133,14 +133,41 @@ ASGI_APPLICATION = "toepen_site.asgi.application"
 DATABASES = {
     "default": dj_database_url.parse(
         os.environ.get("DATABASE_URL") or f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
-        # Each server process keeps its connection: with 0, every action and every heartbeat
-        # would open a new one (on PostgreSQL a few milliseconds each). A connection the
-        # database dropped meanwhile is noticed and replaced before it is used.
-        conn_max_age=envint("DATABASE_CONN_MAX_AGE", 60),
+        # A connection the database dropped meanwhile is noticed and replaced before it is used.
         conn_health_checks=envbool("DATABASE_CONN_HEALTH_CHECKS", True),
     )
 }
-if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+_ENGINE = DATABASES["default"]["ENGINE"]
+# Under ASGI every request runs in a thread of its own, so a connection kept per thread
+# (CONN_MAX_AGE above 0) is never reused and stays open: on PostgreSQL the server's
+# connections then grow with the requests until it refuses everyone. PostgreSQL goes through
+# Django's connection pool instead (psycopg_pool): a request or a socket's database call borrows
+# a connection and gives it back, and a process holds at most DATABASE_POOL_SIZE of them (beside
+# the live core's two of its own, games/services/store.py). On SQLite a connection is a file
+# handle, opened without a round trip: each server process keeps its own.
+DATABASE_POOL_SIZE = envint("DATABASE_POOL_SIZE", 8 if _ENGINE.endswith("postgresql") else 0)
+if DATABASE_POOL_SIZE < 0:
+    raise ImproperlyConfigured("DATABASE_POOL_SIZE must be 0 (no pool) or more")
+DATABASES["default"]["CONN_MAX_AGE"] = envint(
+    "DATABASE_CONN_MAX_AGE", 0 if DATABASE_POOL_SIZE or _ENGINE.endswith("postgresql") else 60
+)
+if DATABASE_POOL_SIZE:
+    if not _ENGINE.endswith("postgresql"):
+        raise ImproperlyConfigured("DATABASE_POOL_SIZE is for PostgreSQL only: set it to 0")
+    if DATABASES["default"]["CONN_MAX_AGE"]:
+        raise ImproperlyConfigured(
+            "DATABASE_CONN_MAX_AGE must be 0 with the pool (DATABASE_POOL_SIZE above 0)"
+        )
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": min(2, DATABASE_POOL_SIZE),
+        "max_size": DATABASE_POOL_SIZE,
+        # How long a request waits for a free connection (or for the database to answer
+        # again) before it is told to try again (503, toepen_site/unavailable.py).
+        "timeout": envint("DATABASE_POOL_TIMEOUT", 10),
+        # Connections beyond min_size idle this long are closed.
+        "max_idle": 300,
+    }
+if _ENGINE == "django.db.backends.sqlite3":
     # Several writers (the server, timers) share the file: wait for the lock instead of failing.
     # WAL: readers never wait for the writer, and a killed server loses no committed change.
     DATABASES["default"].setdefault("OPTIONS", {}).update(
@@ -154,7 +181,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # which SQLite's shared in-memory database refuses instead of waiting.
     # One file per test process, so that two test runs on one machine never share it.
     DATABASES["default"]["TEST"] = {"NAME": str(BASE_DIR / f".test-db-{os.getpid()}.sqlite3")}
-elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+elif _ENGINE == "django.db.backends.postgresql":
     # Every wait is bounded (docs/live.md, "A stuck process"): a row lock is waited for at
     # most DATABASE_LOCK_TIMEOUT_MS (then the action is refused as busy, to be tried again),
     # and a transaction left open by a stuck process loses its session, and its locks, after
@@ -168,6 +195,8 @@ elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
         "statement_timeout": envint("DATABASE_STATEMENT_TIMEOUT_MS", 30000),
     }
     _options = DATABASES["default"].setdefault("OPTIONS", {})
+    # A database host that does not answer at all is given up on, not waited for forever.
+    _options.setdefault("connect_timeout", 5)
     _options["options"] = " ".join(
         [_options.get("options", ""), *(f"-c {name}={ms}" for name, ms in _timeouts.items())]
     ).strip()
