@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -191,10 +192,18 @@ def night_close(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     return redirect(night)
 
 
+# Where a spreadsheet may begin a cell in a text: at its start and after any separator a reader
+# may split on ("," in English, ";" in Dutch and German, a tab, a line break), past the spaces
+# and quotes it may trim; and what begins a formula there.
+_FORMULA_START = re.compile(r'(^|[,;\t\r\n])([ "]*)(?=[=+\-@\t\r])')
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+
+
 def _csv_cell(value: Any) -> Any:
-    # A name a spreadsheet would take for a formula is written as text.
-    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
-        return "'" + value
+    """A text as a spreadsheet shows it, never as a formula: an apostrophe before each formula
+    start, whatever the reader's separator (`x;=1+1;` gives `x;'=1+1;`). A number stays one."""
+    if isinstance(value, str) and not _NUMBER.fullmatch(value):
+        return _FORMULA_START.sub(r"\1\2'", value)
     return value
 
 

@@ -12,7 +12,7 @@ from django.test.utils import CaptureQueriesContext
 from clubs.models import Membership
 from games.models import PlayedHand, Rubber, RubberPlayer, Table
 from nights import services
-from nights.models import ClubNights, Night, Round, Season
+from nights.models import ClubNights, Night, PlayerRubber, Round, Season
 from tests.nights.conftest import next_rubber, open_table, play_rubber, play_until_hand
 from tests.personas import Cast
 
@@ -194,6 +194,24 @@ def test_the_nights_standings_download_as_csv(klaver: Cast) -> None:
     lines = response.content.decode().strip().splitlines()
     assert lines[0].startswith("Player,Rubbers,Won")
     assert len(lines) == 5
+
+
+@pytest.mark.parametrize(
+    "name", ["x;=1+1;", "x,=1+1,", "x\t=1+1", "x; -2+3", 'x;"@SUM(A1)', "=1+1"]
+)
+def test_a_name_opens_as_text_in_a_spreadsheet_whatever_separator_it_splits_on(
+    klaver: Cast, name: str
+) -> None:
+    # Dutch and German spreadsheets split on ";", others on "," or a tab: after any of them,
+    # a cell a name makes must not start a formula, nor after the spaces or quotes it may trim.
+    night, _ = played_night(klaver, rubbers=1)
+    assert PlayerRubber.objects.filter(night=night, name="Bram").update(name=name)
+    text = klaver.bram.client().get(url(klaver, f"nights/{night.pk}/standings.csv")).content
+    (line,) = [line for line in text.decode().splitlines() if "x" in line or "1+1" in line]
+    for separator in (",", ";", "\t"):
+        for cell in line.split(separator):
+            assert cell.lstrip(' "')[:1] not in ("=", "+", "-", "@"), (separator, line)
+    assert "1+1" in line or "-2+3" in line or "SUM(A1)" in line  # the name is still there
 
 
 def test_the_settings_refuse_a_toepkoning_out_of_range_and_change_nothing(klaver: Cast) -> None:
