@@ -1,8 +1,8 @@
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from accounts.guests import clean_display_name
 from accounts.models import User
+from accounts.names import clean_display_name
 
 
 class ProfileForm(forms.ModelForm):

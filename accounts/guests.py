@@ -10,59 +10,14 @@ browser signs up, accounts.signals links the guest to the new account (`Guest.us
 session stops being a guest: from then on the person plays as the signed-in user.
 """
 
-import unicodedata
-
-from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.http import HttpRequest
 from django.utils import timezone
-from django.utils.translation import gettext as _
 
-from accounts.models import DISPLAY_NAME_MAX, Guest, User
+from accounts.models import Guest, User
+from accounts.names import clean_display_name
 
 SESSION_KEY = "guest_id"
-
-
-# Characters that turn the text around them: in a name they make the names after it, or a
-# whole line of the table, read backwards or in another order ("Trojan Source", CVE-2021-42574).
-BIDI_CONTROLS = frozenset(
-    "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
-)
-# Letters and symbols that draw nothing at all (Hangul fillers, the blank Braille pattern).
-BLANK_LOOKALIKES = frozenset("\u115f\u1160\u3164\uffa0\u2800")
-# Format characters (zero-width spaces and joiners, soft hyphens, tags), controls, marks
-# without a letter to sit on, and spaces: on their own, none of them shows as a name.
-INVISIBLE_CATEGORIES = frozenset({"Cf", "Cc", "Mn", "Me", "Zs", "Zl", "Zp"})
-
-
-def _shows(char: str) -> bool:
-    return unicodedata.category(char) not in INVISIBLE_CATEGORIES and char not in BLANK_LOOKALIKES
-
-
-def clean_display_name(value: str) -> str:
-    """The name trimmed, or ValidationError with a message for the person who typed it.
-
-    The one check for every name people see at a table (a guest's, an account's, a seat's):
-    a name must show something, and may not reorder the text around it.
-    """
-    name = " ".join(str(value).split())
-    if not name:
-        raise ValidationError(_("Enter a name to play under."), code="required")
-    if any(char in BIDI_CONTROLS or unicodedata.category(char) == "Cc" for char in name):
-        raise ValidationError(
-            _("A name cannot contain control characters, such as those that turn text around."),
-            code="control",
-        )
-    if not any(_shows(char) for char in name):
-        raise ValidationError(
-            _("That name has nothing visible in it: enter a name to play under."), code="blank"
-        )
-    if len(name) > DISPLAY_NAME_MAX:
-        raise ValidationError(
-            _("A name can be at most %(max)d characters long.") % {"max": DISPLAY_NAME_MAX},
-            code="max_length",
-        )
-    return name
 
 
 def get_guest(request: HttpRequest) -> Guest | None:

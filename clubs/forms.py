@@ -6,6 +6,7 @@ from django.core.exceptions import ValidationError
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from accounts.names import clean_name
 from clubs.house_rules import BUILT_IN_NAMES, FIELD_TEXT, GROUPS, default_label, error_text
 from clubs.models import NAME_MAX, Club, HouseRuleProfile
 from games.engine.jsontext import UnreadableJson, read_json
@@ -21,10 +22,7 @@ class ClubForm(forms.ModelForm):
         fields = ("name",)
 
     def clean_name(self) -> str:
-        name = " ".join(self.cleaned_data["name"].split())
-        if not name:
-            raise ValidationError(_("Give the club a name."))
-        return name
+        return clean_name(self.cleaned_data["name"], NAME_MAX, _("Give the club a name."))
 
 
 class InvitationForm(forms.Form):
@@ -41,13 +39,7 @@ class InvitationForm(forms.Form):
 
 
 def _clean_profile_name(club: Club, value: str, exclude_pk: int | None = None) -> str:
-    name = " ".join(str(value).split())
-    if not name:
-        raise ValidationError(_("Give the profile a name."))
-    if len(name) > NAME_MAX:
-        raise ValidationError(
-            _("A name can be at most %(max)d characters long.") % {"max": NAME_MAX}
-        )
+    name = clean_name(value, NAME_MAX, _("Give the profile a name."))
     taken = HouseRuleProfile.objects.filter(club=club, name__iexact=name)
     if exclude_pk is not None:
         taken = taken.exclude(pk=exclude_pk)

@@ -5,8 +5,8 @@ from typing import Any
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from accounts.guests import clean_display_name
 from accounts.models import User
+from accounts.names import clean_display_name
 from clubs.models import Club, HouseRuleProfile, Membership
 from games.engine.rules import MAX_SEATS
 from games.models import CODE_LENGTH, BotLevel, SlateKeepers

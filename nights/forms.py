@@ -52,7 +52,7 @@ class SeasonForm(forms.Form):
         fields = ("name", "starts_on", "ends_on", "points_win", "points_survive", "points_lose")
         if all(data.get(name) is not None for name in fields):
             try:
-                services.check_season(
+                data["name"] = services.check_season(
                     data["name"],
                     data["starts_on"],
                     data["ends_on"],

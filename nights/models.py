@@ -23,6 +23,7 @@ from django.utils.translation import gettext_lazy as _
 KING_WINS_DEFAULT = 3
 KING_WINS_MAX = 20
 POINTS_MAX = 10
+SEASON_NAME_MAX = 60
 
 
 class ClubNights(models.Model):
@@ -120,7 +121,7 @@ class Season(models.Model):
     club = models.ForeignKey(
         "clubs.Club", verbose_name=_("club"), on_delete=models.CASCADE, related_name="seasons"
     )
-    name = models.CharField(_("name"), max_length=60)
+    name = models.CharField(_("name"), max_length=SEASON_NAME_MAX)
     starts_on = models.DateField(_("first day"))
     ends_on = models.DateField(_("last day"))
     points_win = models.PositiveSmallIntegerField(

@@ -16,6 +16,7 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
+from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
 from django.db.models import F, PositiveIntegerField, Value
 from django.db.models.expressions import CombinedExpression
@@ -24,6 +25,7 @@ from django.utils.translation import gettext as _
 from openskill.models import PlackettLuce
 
 from accounts.models import Guest, User
+from accounts.names import clean_name
 from clubs.models import Club, Membership
 from games.models import PlayedHand, Rubber, RubberPlayer, Table
 from games.services.prepared import Prepared
@@ -31,6 +33,7 @@ from nights.figures import FIGURES, Tally, rubber_tallies
 from nights.models import (
     KING_WINS_MAX,
     POINTS_MAX,
+    SEASON_NAME_MAX,
     ClubNights,
     Night,
     Place,
@@ -618,9 +621,12 @@ def update_settings(
 # -- seasons ----------------------------------------------------------------------------------
 
 
-def check_season(name: str, starts_on: date, ends_on: date, points: tuple[int, int, int]) -> None:
-    if not name.strip():
-        raise NightError(_("A season needs a name."))
+def check_season(name: str, starts_on: date, ends_on: date, points: tuple[int, int, int]) -> str:
+    """The season's name as it is stored; NightError, with a message, for anything amiss."""
+    try:
+        name = clean_name(name, SEASON_NAME_MAX, _("A season needs a name."))
+    except ValidationError as error:
+        raise NightError(error.messages[0]) from None
     if ends_on < starts_on:
         raise NightError(_("A season cannot end before it starts."))
     if (ends_on - starts_on).days > SEASON_DAYS_MAX:
@@ -632,16 +638,17 @@ def check_season(name: str, starts_on: date, ends_on: date, points: tuple[int, i
         raise NightError(
             _("A win must give more points than a loss, and surviving between the two.")
         )
+    return name
 
 
 def create_season(
     club: Club, name: str, starts_on: date, ends_on: date, points: tuple[int, int, int]
 ) -> Season:
-    check_season(name, starts_on, ends_on, points)
+    name = check_season(name, starts_on, ends_on, points)
     win, survive, lose = points
     return Season.objects.create(
         club=club,
-        name=name.strip()[:60],
+        name=name,
         starts_on=starts_on,
         ends_on=ends_on,
         points_win=win,

@@ -16,11 +16,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
-from accounts.models import User
+from accounts.models import DISPLAY_NAME_MAX, User
+from accounts.names import clean_name
 from clubs.models import Club, HouseRuleProfile
 from games.engine import Action, BadRecord, IllegalAction, parse_action, parse_record, replayed
 from games.engine.rubber import Rubber as EngineRubber
@@ -87,9 +89,11 @@ def create_slate_table(
     profile, rules = table_rules_of(club, user, profile, len(players))
     if keepers not in SlateKeepers.values:
         raise TableError("bad_keepers", _("Choose who keeps the slate."))
-    names = [" ".join(player.name.split())[:40] for player in players]
-    if not all(names):
-        raise TableError("bad_name", _("Every player needs a name."))
+    try:
+        required = str(_("Every player needs a name."))
+        names = [clean_name(player.name, DISPLAY_NAME_MAX, required) for player in players]
+    except ValidationError as error:
+        raise TableError("bad_name", error.messages[0]) from None
     if len(set(names)) != len(names):
         raise TableError("bad_name", _("Two players cannot have the same name."))
     members = [player.user for player in players if player.user is not None]

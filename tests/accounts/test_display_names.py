@@ -5,8 +5,8 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.urls import reverse
 
-from accounts.guests import clean_display_name
 from accounts.models import Guest
+from accounts.names import clean_display_name
 from tests.names import DECEPTIVE, LOOK_BLANK, TURN_TEXT
 
 pytestmark = pytest.mark.django_db
