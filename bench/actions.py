@@ -88,7 +88,7 @@ def play(
     from games.services import tables
     from games.services.snapshots import kept, view_state
     from games.services.state import Holder
-    from games.view.context import Shared
+    from games.view.parts import Shared
 
     holders = {}
     for info in seeded:

@@ -36,8 +36,7 @@ from games.services.snapshots import load_state
 from games.services.state import Holder
 from games.services.store import one_snapshot
 from games.services.tables import TableError
-from games.view.context import Viewer, build_context, choose_active
-from games.view.html import error_html, live_html
+from games.view.context import Viewer, choose_active, render_error, render_view
 from games.view.slate_html import render_slate
 from toepen_site.security import allow_own_websocket
 
@@ -131,24 +130,26 @@ def table_page(request: HttpRequest, code: str) -> HttpResponse:
     viewer = Viewer(
         seats=seats, active=choose_active(state, seats, None), can_start=access.can_start
     )
-    context = build_context(state, viewer)
-    context["live_html"] = mark_safe(live_html(context, get_token(request)))  # noqa: S308
     guest = get_guest(request)
     default_name = (
         str(request.user)
         if request.user.is_authenticated
         else (guest.display_name if guest else "")
     )
-    context.update(
-        {
-            "ws_path": f"/ws/tables/{table.code}/",
-            "heartbeat": f"{seconds('TOEPEN_HEARTBEAT_SECONDS'):g}",
-            "join_form": JoinForm(initial={"name": "" if seats else default_name}),
-            "free_seats": free if waiting else [],
-            "invite_url": request.build_absolute_uri(table.get_absolute_url()),
-        }
-    )
-    context["qr"] = qr_svg(context["invite_url"])
+    invite_url = request.build_absolute_uri(table.get_absolute_url())
+    context = {
+        "table": table,
+        "status": table.status,
+        "viewer_seats": seats,
+        # The view the socket then keeps fresh, written as every push writes it.
+        "live_html": mark_safe(render_view(state, viewer, get_token(request))),  # noqa: S308
+        "ws_path": f"/ws/tables/{table.code}/",
+        "heartbeat": f"{seconds('TOEPEN_HEARTBEAT_SECONDS'):g}",
+        "join_form": JoinForm(initial={"name": "" if seats else default_name}),
+        "free_seats": free if waiting else [],
+        "invite_url": invite_url,
+        "qr": qr_svg(invite_url),
+    }
     holder_key(request)
     return allow_own_websocket(request, render(request, "games/table.html", context))
 
@@ -219,7 +220,7 @@ def _table_change(request: HttpRequest, table: Table, change: Callable[[], objec
     except TableError as error:
         if request.headers.get("HX-Request"):
             # 200: htmx swaps no part of a 4xx answer, and this one is a message to show.
-            return HttpResponse(error_html(str(error.message), error.code))
+            return HttpResponse(render_error(str(error.message), error.code))
         messages.error(request, error.message)
         return redirect(table)
     if request.headers.get("HX-Request"):

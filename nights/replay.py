@@ -16,9 +16,8 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from games.engine import Action, BadRecord, Hand, IllegalAction, parse_record
-from games.view.context import card_view
-from games.view.html import card_html, speak
+from games.engine import TOKENS, Action, BadRecord, Hand, IllegalAction, parse_record
+from games.view.html import card_html
 
 
 class Unreplayable(Exception):
@@ -75,7 +74,8 @@ class StepView:
 
 
 def _cards(cards: Any) -> list[SafeString]:
-    return [mark_safe(card_html(card_view(card))) for card in cards]  # noqa: S308 (escaped there)
+    language = translation.get_language() or "en"  # the page's: the labels name the suits
+    return [mark_safe(card_html(TOKENS[card], language)) for card in cards]  # noqa: S308 (escaped there)
 
 
 def _token(card: int | None) -> SafeString:
@@ -161,7 +161,6 @@ def _outcome(hand: Hand) -> str:
 
 def step_view(record: Any, step: int) -> StepView:
     """The table after the first `step` actions of `record` (clamped to the hand's length)."""
-    speak(translation.get_language())  # card_html names the suits in the page's language
     hand, actions = parse(record)
     step = max(0, min(step, len(actions)))
     if hand.slate:

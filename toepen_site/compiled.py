@@ -43,6 +43,7 @@ from typing import Any
 EXTENSION_SUFFIXES = importlib.machinery.EXTENSION_SUFFIXES
 ROOT = Path(__file__).resolve().parent.parent
 MODULES = (
+    "games/view/parts.py",
     "games/view/html.py",
     "games/view/context.py",
     "games/engine/actions.py",

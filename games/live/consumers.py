@@ -36,7 +36,8 @@ from games.services.access import Access, table_access
 from games.services.snapshots import view_state
 from games.services.state import Holder, TableState
 from games.services.tables import TableError
-from games.view.context import Shared, Viewer, choose_active, render_error, render_view
+from games.view.context import Viewer, choose_active, render_error, render_view
+from games.view.parts import Shared
 
 log = logging.getLogger(__name__)
 
@@ -355,7 +356,7 @@ class TableConsumer(DirectDispatch, AsyncWebsocketConsumer):
         self, state: TableState, shared: Shared | None = None, seats: tuple[int, ...] | None = None
     ) -> str:
         """This phone's view of `state`, from its own seats' observation only (`shared`: what
-        the views of the same version rendered with it share, games.view.context.Shared;
+        the views of the same version rendered with it share, games.view.parts.Shared;
         `seats`: what its holder holds in `state`, when the caller has asked already)."""
         # Seats can change between rubbers (a phone takes another seat): ask again each time.
         self.seats = self.held_in(state) if seats is None else seats
@@ -370,8 +371,9 @@ class TableConsumer(DirectDispatch, AsyncWebsocketConsumer):
             ack=ack or "",
         )
         # In the phone's own language, whatever language is active around the pass: the view
-        # translates by the language it is given (games.view.html's `speak`), never by Django's
-        # active one, which asking for (an asgiref `Local`) cost as much as a view's buttons.
+        # translates into the language it is given (games.view.html's `set_view_language`),
+        # never Django's active one, which asking for (an asgiref `Local`) cost as much as a
+        # view's buttons.
         return render_view(state, viewer, shared=shared, language=self.language)
 
     async def send_error(

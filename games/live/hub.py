@@ -12,7 +12,7 @@ at and renders the version once for its own phones. Behind SQLite there is one p
 Each phone still gets its own view, rendered from the engine's `observe` for its own seats:
 only the version number travels between processes, never a card. Phones that see the table
 alike (watching members, in one language) share one render, and the phones rendered together
-share the public part of their views (games.view.context.Shared).
+share the public part of their views (games.view.parts.Shared).
 
 The hub also beats the heart of every phone connected here: one `UPDATE` every
 `TOEPEN_HEARTBEAT_SECONDS` for all of them, instead of one per phone.
@@ -36,7 +36,7 @@ from games.services.access import watchers_allowed
 from games.services.conf import seconds
 from games.services.snapshots import advance, refresh_presence, view_state
 from games.services.state import Holder, TableState
-from games.view.context import Shared
+from games.view.parts import Shared
 
 log = logging.getLogger(__name__)
 

@@ -32,7 +32,7 @@ from games.services import slate
 from games.services.snapshots import view_state
 from games.services.state import TableState
 from games.services.tables import TableError
-from games.view.context import Shared
+from games.view.parts import Shared
 from games.view.slate_html import render_refusal, render_slate
 
 

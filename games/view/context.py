@@ -1,16 +1,16 @@
-"""Each recipient's view of a table, as HTML fragments for htmx.
+"""Each recipient's view of a table, as typed values (games.view.parts) for games.view.html.
 
-The cards in a view come only from the engine's `observe` for the recipient's own seat (or a
-spectator's `observe(None)`), so no other player's hidden card can reach a phone. A phone that
-holds several seats (a shared phone) is shown one hand at a time: when another of its seats is
-due, it gets a privacy screen until that player taps to show her cards.
+The public part, shared by every phone of a render, is made from a spectator's observation of
+the hand (`observe(None)`); a phone's own part takes its cards only from the engine's `observe`
+for the seat it shows. So no other player's hidden card can reach a phone. A phone that holds
+several seats (a shared phone) is shown one hand at a time: when another of its seats is due,
+it gets a privacy screen until that player taps to show her cards.
 """
 
 from __future__ import annotations
 
 import functools
 import json
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, NamedTuple
 
@@ -22,36 +22,31 @@ from games.models import Seat
 from games.services.conf import pace
 from games.services.refusals import refusal_message
 from games.services.state import CLOSED, PLAYING, TableState
-from games.view.html import (
-    SUIT_NAMES,
-    SUIT_SYMBOLS,
-    error_html,
-    gettext,
-    live_html,
-    speak,
-    speaking,
+from games.view.html import error_html, gettext, live_html, set_view_language
+from games.view.parts import (
+    Button,
+    CardView,
+    HandResult,
+    HeldCard,
+    KnockButton,
+    LivesLost,
+    PlayedCard,
+    PlayerView,
+    PublicView,
+    Reveal,
+    RubberResult,
+    SeatView,
+    Shared,
 )
 
 _ = gettext
 LAUNDRY_BUTTONS = frozenset({"exchange", "challenge", "ready"})
 
 
-@dataclass(frozen=True)
-class CardView:
-    token: str
-    rank: str
-    suit: str
-    symbol: str
-    suit_name: str
-    legal: bool = False
-
-
 @functools.cache
-def card_view(card: int, legal: bool = False) -> CardView:
-    """A card as the views show it (kept: 32 cards, playable or not)."""
-    token = TOKENS[card]
-    suit = token[-1]
-    return CardView(token, token[:-1], suit, SUIT_SYMBOLS[suit], SUIT_NAMES[suit], legal)
+def card_view(card: int) -> CardView:
+    """A card every phone may see (kept: 32 cards)."""
+    return CardView(TOKENS[card])
 
 
 class Viewer(NamedTuple):
@@ -77,45 +72,44 @@ def choose_active(
     return shown if shown in viewer_seats else None
 
 
-def due_table_seats(state: TableState) -> list[int]:
+def due_table_seats(state: TableState) -> tuple[int, ...]:
     if state.hand is None or state.hand.complete:
-        return []
-    return [state.table_seat(s) for s in state.hand.due()]
+        return ()
+    return tuple(state.table_seat(s) for s in state.hand.due())
 
 
-class Shared(dict[str, Any]):
-    """What the views of one version share, built by the first of them and reused by the rest
-    (one render pass over a process's phones): the moment they are rendered at, the script
-    prefix and URL conf of the forms' addresses, the public part of the context, and the markup
-    of the felt and of the players' places by language. Never the cards of a hand."""
-
-
-def build_context(
+def build_view(
     state: TableState,
     viewer: Viewer,
     now: datetime | None = None,
     shared: Shared | None = None,
     language: str | None = None,
-) -> dict[str, Any]:
-    """`viewer`'s view of `state` as a context for games.view.html, in `language` (the active
-    one when not given; a caller that knows it saves asking for it)."""
-    language = language or translation.get_language()
-    speak(language)
+) -> tuple[PublicView, SeatView]:
+    """`viewer`'s view of `state`: the public part (`shared.public` when another view of the
+    pass made it) and the viewer's own, in `language` (the active one when not given; a caller
+    that knows it saves asking for it)."""
+    language = set_view_language(language or translation.get_language())
     if shared is None:
         shared = Shared()
-    if "now" not in shared:  # the first view of a pass reads the clock; the others share it
-        shared["now"] = now or timezone.now()
-    now = shared["now"]
+    if shared.now is None:  # the first view of a pass reads the clock; the others share it
+        shared.now = now or timezone.now()
+    now = shared.now
     table = state.table
     hand = state.hand
+    fields = shared.fields
+    if hand is not None and fields is None:
+        # What every seat sees alike of the hand is gathered once for the phones of a pass.
+        fields = shared.fields = public_fields(hand)
+    public = shared.public
+    if public is None:
+        public = shared.public = _public_view(state, fields, now)
+    due = public.due
     active = viewer.active
-    public = shared.get("public")
-    due = public["due"] if public is not None else due_table_seats(state)
     # A shared phone whose due player is not the one shown: cover the cards until she taps.
     # In the laundry every player of the phone may act, so each one not yet done with it is
     # due in turn (her "done" passes the phone on).
     privacy_for = None
-    in_laundry = public["laundry_open"] if public is not None else state.laundry_open(now)
+    in_laundry = public.laundry_open
     if len(viewer.seats) > 1:
         waiting = [seat for seat in due if seat in viewer.seats]
         if in_laundry:
@@ -131,210 +125,155 @@ def build_context(
             privacy_for = viewer.seats[0]
     if privacy_for is not None:
         active = None
-    observation: Observation | None = None
-    if hand is not None:
-        # What every seat sees alike of the hand is gathered once for the phones of a pass.
-        fields = shared.get("observed")
-        if fields is None:
-            fields = shared["observed"] = public_fields(hand)
-        observation = state.observe(active, fields)
-    if public is None:
-        # Every seat's observation shows the same of the table; only the hand and the legal
-        # actions are its own.
-        public = shared["public"] = _public_context(state, observation, due, now)
     active_hand_seat = state.hand_seat(active) if active is not None else None
 
-    my_cards: list[CardView] = []
-    actions: list[dict[str, Any]] = []
-    knock: dict[str, Any] | None = None
-    fold_vals = ""
-    if observation is not None and active_hand_seat is not None and observation.hand is not None:
-        # Exactly the cards the table takes now (none while the laundry is open): the seat's
-        # own observation lists what the engine allows her.
-        allowed = table_rules.in_window(observation.legal, in_laundry)
-        playable = {a.card for a in allowed if a.act == "play"}
-        my_cards = [card_view(card, card in playable) for card in observation.hand]
-        actions = _actions(state, allowed, active, in_laundry, public["hand_name"])
-        knock = _knock_button(state, observation, active_hand_seat, actions, in_laundry)
-        fold = next((a for a in actions if a["act"] == "fold"), None)
-        fold_vals = fold["vals_json"] if fold is not None else ""
+    cards: tuple[HeldCard, ...] = ()
+    buttons: list[Button] = []
+    knock: KnockButton | None = None
+    if active_hand_seat is not None and fields is not None:
+        observation = state.observe(active, fields)
+        if observation is not None and observation.hand is not None:
+            # Exactly the cards the table takes now (none while the laundry is open): the
+            # seat's own observation lists what the engine allows her.
+            allowed = table_rules.in_window(observation.legal, in_laundry)
+            playable = {a.card for a in allowed if a.act == "play"}
+            cards = tuple(_held(card, card in playable) for card in observation.hand)
+            buttons = _buttons(state, allowed, active, in_laundry, public.hand_name)
+            knock = _knock_button(
+                state, observation, active_hand_seat, buttons, in_laundry, language
+            )
 
-    # Stay and fold on a knock make the answer window, the laundry's buttons a sheet of their
-    # own (both over the felt); the rest sit beside the knock button.
-    acts = {a["act"] for a in actions}
+    acts = {b.act for b in buttons}
     answering = "stay" in acts
-    answer_actions: list[dict[str, Any]] = []
-    laundry: list[dict[str, Any]] = []
-    other_actions: list[dict[str, Any]] = []
-    for action in actions:
-        act = action["act"]
+    answer_buttons: list[Button] = []
+    laundry: list[Button] = []
+    others: list[Button] = []
+    fold_vals = ""
+    for button in buttons:
+        act = button.act
+        if act == "fold":
+            fold_vals = button.vals_json
         if answering and act in ("stay", "fold"):
-            answer_actions.append(action)
+            answer_buttons.append(button)
         elif act in LAUNDRY_BUTTONS:
-            laundry.append(action)
+            laundry.append(button)
         elif act != "knock":
-            other_actions.append(action)
-    # The phone's players as the rubber stands: out (no lives left) when every one of them is,
-    # and still in the hand (not folded) when any one is; a knock is no cue for the others.
-    lives, in_hand = public["lives_by_seat"], public["in_hand_seats"]
-    return {
-        **public,
-        "shared": shared,
-        "language": language,
-        "viewer_seats": viewer.seats,
-        "spectator": not viewer.seats,
-        "active": active,
-        "active_name": state.seats[active].name if active is not None else "",
-        # A shared phone says whose cards it shows.
-        "hand_owner": (
-            state.seats[active].name if active is not None and len(viewer.seats) > 1 else ""
-        ),
-        "out": bool(viewer.seats)
-        and table.status == PLAYING
-        and all(lives.get(seat) == 0 for seat in viewer.seats),
-        "in_hand": any(seat in in_hand for seat in viewer.seats),
-        "privacy_for": privacy_for,
-        "privacy_name": state.seats[privacy_for].name if privacy_for is not None else "",
-        "observation": observation,
-        "my_cards": my_cards,
-        "actions": actions,
-        # The knock button stays in one place: enabled, or disabled with the engine's reason.
-        "knock": knock,
-        "answer_actions": answer_actions,
-        "laundry_actions": laundry,
-        "other_actions": other_actions,
-        # The turn clock of the shown seat, when the table will act for her.
-        "my_clock": public["clocks"].get(active) if active is not None else None,
-        # What the phone's script needs to name gestures and give cues; never a rule decided
-        # there: a swipe sends the fold the server offered, a double tap presses the knock button.
-        "fold_vals": fold_vals,
-        "my_turn": active is not None and active in due,
-        "my_seats": " ".join(str(seat) for seat in viewer.seats),
-        "ack": viewer.ack,
-        "away_buttons": _away_buttons(state, active),
-        "challenge_cost": _challenge_cost(state.rules) if "challenge" in acts else "",
-        "can_start": viewer.can_start and table_rules.between_rubbers(table.status),
-        "can_close": viewer.can_close and table.status != CLOSED,
+            others.append(button)
+    players = public.players
+    seats = viewer.seats
+    mine = [p for p in players if p.seat in seats]
+    return public, SeatView(
+        language=language,
+        seats=seats,
+        active=active,
+        active_name=state.seats[active].name if active is not None else "",
+        hand_owner=state.seats[active].name if active is not None and len(seats) > 1 else "",
+        out=bool(seats) and table.status == PLAYING and all(p.lives == 0 for p in mine),
+        in_hand=any(p.in_hand and not p.folded for p in mine),
+        privacy_for=privacy_for,
+        privacy_name=state.seats[privacy_for].name if privacy_for is not None else "",
+        cards=cards,
+        knock=knock,
+        answer_buttons=tuple(answer_buttons),
+        laundry_buttons=tuple(laundry),
+        other_buttons=tuple(others),
+        away_buttons=_away_buttons(state, active, language),
+        my_clock=public.clocks.get(active) if active is not None else None,
+        fold_vals=fold_vals,
+        my_turn=active is not None and active in due,
+        ack=viewer.ack,
+        challenge_cost=_challenge_cost(state.rules) if "challenge" in acts else "",
+        can_start=viewer.can_start and table_rules.between_rubbers(table.status),
+        can_close=viewer.can_close and table.status != CLOSED,
         # Between rubbers, or between two hands of one (a computer player takes over).
-        "can_leave": active is not None and table_rules.leave_refusal(table.status, hand) is None,
-    }
+        can_leave=active is not None and table_rules.leave_refusal(table.status, hand) is None,
+    )
 
 
-def _public_context(
-    state: TableState, observation: Observation | None, due: list[int], now: datetime
-) -> dict[str, Any]:
-    """The part of the view every phone at the table sees alike (`observation`: any seat's)."""
+@functools.cache
+def _held(card: int, playable: bool) -> HeldCard:
+    """A card of the shown seat's hand (kept: 32 cards, playable or not)."""
+    return HeldCard(TOKENS[card], playable)
+
+
+def _public_view(state: TableState, fields: dict[str, Any] | None, now: datetime) -> PublicView:
+    """The part of the view every phone at the table sees alike, from a spectator's observation
+    of the hand (`fields`: its public fields), so from no seat's own cards."""
     table = state.table
-    hand = state.hand
+    seen = state.observe(None, fields) if fields is not None else None
+    due = due_table_seats(state)
     away = state.away_seats(now)
-    trick: list[dict[str, Any]] = []
-    last_trick: list[dict[str, Any]] = []
+    trick: tuple[PlayedCard, ...] = ()
+    last_trick: tuple[PlayedCard, ...] = ()
     taker = None
-    if observation is not None and observation.tricks:
-        _, plays, winner = observation.tricks[-1]
-        shown = [
-            {
-                "seat": state.table_seat(s),
-                "name": state.seats[state.table_seat(s)].name,
-                "card": card_view(c),
-            }
+    if seen is not None and seen.tricks:
+        _, plays, winner = seen.tricks[-1]
+        shown = tuple(
+            PlayedCard(state.table_seat(s), state.seats[state.table_seat(s)].name, card_view(c))
             for s, c in plays
-        ]
+        )
         if winner is None:
             trick = shown
         else:
             last_trick = shown
             taker = state.table_seat(winner)
-    reveals = []
-    if observation is not None:
-        for challenger, target, cards, clean in observation.reveals:
-            reveals.append(
-                {
-                    "challenger": state.seats[state.table_seat(challenger)].name,
-                    "target": state.seats[state.table_seat(target)].name,
-                    "cards": [card_view(c) for c in cards],
-                    "clean": clean,
-                }
+    reveals: tuple[Reveal, ...] = ()
+    if seen is not None:
+        reveals = tuple(
+            Reveal(
+                state.seats[state.table_seat(challenger)].name,
+                state.seats[state.table_seat(target)].name,
+                tuple(card_view(c) for c in cards),
+                clean,
             )
-    players = [_player(state, seat, observation, due, away) for seat in state.seats]
-    return {
-        "table": table,
-        "version": table.version,
-        "status": table.status,
-        "paused": table.paused and table.status == PLAYING,
-        # Which hand, and how many of its actions, this view shows (for a phone's own checks).
-        "hand_number": state.hand_row.number if state.hand_row is not None else 0,
-        "hand_name": state.hand_name(),
-        "rubber_number": state.rubber.number if state.rubber is not None else 0,
-        "step": len(hand.actions) if hand is not None else 0,
-        "rules": state.rules,
-        "due": due,
-        "players": players,
-        "lives_by_seat": {p.seat: p.lives for p in players},
-        "in_hand_seats": {p.seat for p in players if p.in_hand and not p.folded},
-        "stake": observation.stake if observation is not None else None,
-        "trick": trick,
-        "last_trick": last_trick,
-        # Who took the last trick (a table seat), and which trick of which hand is on the felt.
-        "taker": taker,
-        "taker_name": state.seats[taker].name if taker is not None else "",
-        "trick_key": (
-            f"{state.hand_name()}/{len(observation.tricks)}" if observation is not None else ""
+            for challenger, target, cards, clean in seen.reveals
+        )
+    hand = state.hand
+    return PublicView(
+        code=table.code,
+        version=table.version,
+        status=table.status,
+        paused=table.paused and table.status == PLAYING,
+        hand_number=state.hand_row.number if state.hand_row is not None else 0,
+        hand_name=state.hand_name(),
+        rubber_number=state.rubber.number if state.rubber is not None else 0,
+        step=len(hand.actions) if hand is not None else 0,
+        due=due,
+        due_names=tuple(state.seats[s].name for s in due),
+        awaiting_names=tuple(
+            state.seats[state.table_seat(s)].name for s in (seen.awaiting if seen else ())
         ),
-        "clocks": _clocks(state, now),
-        "reveals": reveals,
-        "laundry_open": state.laundry_open(now),
-        "laundry_seconds": _seconds_left(table.laundry_until, now),
-        "answer_seconds": _answer_seconds(state, now),
-        "awaiting_names": [
-            state.seats[state.table_seat(s)].name
-            for s in (observation.awaiting if observation else ())
-        ],
-        "due_names": [state.seats[s].name for s in due],
-        "hand_result": _hand_result(state),
-        "rubber": state.rubber,
-        "rubber_result": _rubber_result(state),
-        "knocks_total": sum(observation.knocks) if observation is not None else 0,
-        "last_knocker": (
-            state.table_seat(observation.last_knocker)
-            if observation is not None and observation.last_knocker is not None
+        players=tuple(_player(state, seat, seen, due, away) for seat in state.seats),
+        stake=seen.stake if seen is not None else None,
+        trick=trick,
+        last_trick=last_trick,
+        taker=taker,
+        taker_name=state.seats[taker].name if taker is not None else "",
+        trick_key=f"{state.hand_name()}/{len(seen.tricks)}" if seen is not None else "",
+        clocks=_clocks(state, now),
+        reveals=reveals,
+        laundry_open=state.laundry_open(now),
+        laundry_seconds=_seconds_left(table.laundry_until, now),
+        answer_seconds=_answer_seconds(state, now),
+        hand_result=_hand_result(state),
+        rubber_result=_rubber_result(state),
+        knocks_total=sum(seen.knocks) if seen is not None else 0,
+        last_knocker=(
+            state.table_seat(seen.last_knocker)
+            if seen is not None and seen.last_knocker is not None
             else None
         ),
-    }
-
-
-class PlayerView(NamedTuple):
-    """One player's place at the table, as every phone sees it (her seat's own class aside). A
-    hashable value: its markup is kept from one version to the next (games.view.html), where
-    an action changes one or two of a table's players."""
-
-    seat: int
-    name: str
-    free: bool
-    bot: str  # a computer player's level ("easy", ...), "" for a person
-    away: bool
-    # Away from the table by her own word (rules.md 3.8): "break" or "round".
-    away_reason: str
-    back_at_deal: bool
-    due: bool
-    lives: int | None
-    strokes: tuple[bool, ...]
-    in_hand: bool = False
-    folded: bool = False
-    dealer: bool = False
-    knocks: int = 0
-    announcement: str | None = None
-    poor: bool = False
-    open_hand: tuple[CardView, ...] = ()
+    )
 
 
 def _player(
     state: TableState,
     seat: Seat,
-    observation: Observation | None,
-    due: list[int],
+    seen: Observation | None,
+    due: tuple[int, ...],
     away: set[int],
 ) -> PlayerView:
+    """A player's place, from a spectator's observation of the hand (`seen`)."""
     index = seat.index
     hand_seat = state.hand_seat(index)
     at_table = (
@@ -347,21 +286,21 @@ def _player(
         seat.back_at_deal,
         index in due,
     )
-    if observation is None or hand_seat is None:
+    if seen is None or hand_seat is None:
         lives = _rubber_lives(state, index)
         return PlayerView(*at_table, lives, _strokes(lives))
-    lives = observation.lives[hand_seat]
+    lives = seen.lives[hand_seat]
     return PlayerView(
         *at_table,
         lives,
         _strokes(lives),
         True,
-        hand_seat in observation.folded,
-        observation.dealer == hand_seat,
-        observation.knocks[hand_seat],
-        observation.announcements.get(hand_seat),
-        hand_seat in observation.poor,
-        tuple(card_view(card) for card in observation.open_hands.get(hand_seat, ())),
+        hand_seat in seen.folded,
+        seen.dealer == hand_seat,
+        seen.knocks[hand_seat],
+        seen.announcements.get(hand_seat),
+        hand_seat in seen.poor,
+        tuple(card_view(card) for card in seen.open_hands.get(hand_seat, ())),
     )
 
 
@@ -405,9 +344,9 @@ def _answer_seconds(state: TableState, now: datetime) -> int | None:
     return _seconds_left(table_rules.answers_close(state.moment()), now)
 
 
-def _actions(
+def _buttons(
     state: TableState, allowed: list[Action], seat: int | None, in_laundry: bool, hand: str
-) -> list[dict[str, Any]]:
+) -> list[Button]:
     """The buttons for the shown seat: every action the table takes from her now
     (`allowed`) but the cards (those are the cards), each naming the hand it was shown for
     (`hand`: `state.hand_name()`)."""
@@ -436,23 +375,24 @@ def _knock_button(
     state: TableState,
     observation: Observation,
     hand_seat: int,
-    actions: list[dict[str, Any]],
+    buttons: list[Button],
     in_laundry: bool,
-) -> dict[str, Any] | None:
+    language: str,
+) -> KnockButton | None:
     """The knock button for the shown seat while her hand is on: why not, when she may not."""
     hand = state.hand
     if hand is None or hand.complete or observation.complete or hand_seat in observation.folded:
         return None
-    offered = next((a for a in actions if a["act"] == "knock"), None)
+    offered = next((b for b in buttons if b.act == "knock"), None)
     if offered is not None:
-        return {**offered, "reason": ""}
+        return KnockButton(offered.vals_json, offered.text, "")
     refused = table_rules.knock_refusal(hand, hand_seat, in_laundry)
     if refused is None:
         reason = ""  # allowed after all (the buttons and the rules agree: never shown)
     else:
         stake, lives = observation.stake + 1, observation.lives[hand_seat]
-        reason = _why_not(speaking(), refused.code, refused.reason, refused.message, stake, lives)
-    return {"act": "knock", "text": _("Knock"), "vals_json": "", "reason": reason}
+        reason = _why_not(language, refused.code, refused.reason, refused.message, stake, lives)
+    return KnockButton("", _("Knock"), reason)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -468,18 +408,18 @@ def _why_not(language: str, code: str, reason: str, message: str, stake: int, li
         return refusal_message(refused, stake=stake, lives=lives)
 
 
-def _away_buttons(state: TableState, seat: int | None) -> list[dict[str, Any]]:
+def _away_buttons(state: TableState, seat: int | None, language: str) -> tuple[Button, ...]:
     """A break, buying a round, and back from them, for the seat shown (rules.md 3.8); only
     what the table takes now."""
     if seat is None:
-        return []
-    return list(_away_buttons_of(speaking(), seat, tuple(state.away_choices(seat))))
+        return ()
+    return _away_buttons_of(language, seat, tuple(state.away_choices(seat)))
 
 
 @functools.lru_cache(maxsize=256)
-def _away_buttons_of(language: str, seat: int, choices: tuple[str, ...]) -> tuple[Any, ...]:
+def _away_buttons_of(language: str, seat: int, choices: tuple[str, ...]) -> tuple[Button, ...]:
     """`_away_buttons` in `language` (the one being rendered in): the same few for every phone
-    at every change (a seat, what it may say), so made once; never changed by a view."""
+    at every change (a seat, what it may say), so made once."""
     buttons = []
     for choice in choices:
         if choice == "back":
@@ -501,7 +441,7 @@ def _challenge_cost(rules: HouseRules) -> str:
     )
 
 
-def _button(act: str, label: str, vals: dict[str, Any]) -> dict[str, Any]:
+def _button(act: str, label: str, vals: dict[str, Any]) -> Button:
     kind, _sep, detail = label.partition(":")
     if kind == "challenge":
         text = _("Challenge %(name)s") % {"name": detail}
@@ -523,8 +463,7 @@ def _button(act: str, label: str, vals: dict[str, Any]) -> dict[str, Any]:
         text = _("I'm back")
     else:
         text = kind
-    vals_json = _vals_json(tuple(vals.items()))
-    return {"act": act, "label": label, "vals": vals, "vals_json": vals_json, "text": text}
+    return Button(act, _vals_json(tuple(vals.items())), text)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -533,7 +472,7 @@ def _vals_json(items: tuple[tuple[str, Any], ...]) -> str:
     return json.dumps(dict(items))
 
 
-def _hand_result(state: TableState) -> dict[str, Any] | None:
+def _hand_result(state: TableState) -> HandResult | None:
     row = state.hand_row
     if row is None or not row.complete or row.result is None:
         return None
@@ -543,17 +482,15 @@ def _hand_result(state: TableState) -> dict[str, Any] | None:
     def name(hand_seat: int | None) -> str | None:
         return None if hand_seat is None else state.seats[seats[hand_seat]].name
 
-    return {
-        "winner": name(result["winner"]),
-        "lost": [
-            {"name": name(i), "lives": lost} for i, lost in enumerate(result["lives_lost"]) if lost
-        ],
-        "next_dealer": name(result["next_dealer"]),
-        "stake": result["stake"],
-    }
+    return HandResult(
+        winner=name(result["winner"]),
+        lost=tuple(LivesLost(name(i), lost) for i, lost in enumerate(result["lives_lost"]) if lost),
+        next_dealer=name(result["next_dealer"]),
+        stake=result["stake"],
+    )
 
 
-def _rubber_result(state: TableState) -> dict[str, Any] | None:
+def _rubber_result(state: TableState) -> RubberResult | None:
     """Who won and who lost the rubber, once it is over."""
     rubber = state.rubber
     if rubber is None or not rubber.over:
@@ -563,11 +500,11 @@ def _rubber_result(state: TableState) -> dict[str, Any] | None:
     def name(seat: int) -> str:
         return str(names[seat]) if seat < len(names) else state.seats[seat].name
 
-    return {
-        "winner": name(rubber.winner) if rubber.winner is not None else None,
-        "losers": [name(seat) for seat in rubber.losers],
-        "outright": state.rules.end_condition == "last_standing",
-    }
+    return RubberResult(
+        winner=name(rubber.winner) if rubber.winner is not None else None,
+        losers=tuple(name(seat) for seat in rubber.losers),
+        outright=state.rules.end_condition == "last_standing",
+    )
 
 
 def render_view(
@@ -577,9 +514,12 @@ def render_view(
     shared: Shared | None = None,
     language: str | None = None,
 ) -> str:
-    """`viewer`'s view of `state` (in `language`, the active one when not given); views of one
-    version rendered together pass one `shared`."""
-    return live_html(build_context(state, viewer, shared=shared, language=language), csrf_token)
+    """`viewer`'s view of `state` as the `#table-live` fragment, in `language` (the active one
+    when not given): the one way a table page and every websocket push are written. Views of
+    one version rendered together pass one `shared`. `csrf_token`: the page's (a view pushed
+    over the socket has none; htmx sends the page's token in a header)."""
+    public, seat = build_view(state, viewer, shared=shared, language=language)
+    return live_html(public, seat, csrf_token, shared)
 
 
 def render_error(message: str, code: str = "", action_id: str = "") -> str:

@@ -1,13 +1,15 @@
-"""The live view's HTML, written out in Python.
+"""The live view's HTML, written out in Python from its typed parts (games.view.parts).
 
 A live table renders this view for every phone at every change (four renders per action at a
 table of four), so it is the hot path of the server: written with f-strings it costs a tenth of
 what the same markup costs as a Django template. It is the only source of the view: the table
-page includes it as it is, and so does every websocket push.
+page includes it as it is, and so does every websocket push (games.view.context.render_view).
 
-Everything a player typed (names) and every translated text is escaped here; the cards come
-only from `games.view.context.build_context`, which takes them from the engine's `observe` for the
-viewer's own seat.
+The felt and the players' places are written from the public part alone (`PublicView`), once
+per language for the phones rendered together (`Shared`); the rest from the phone's own part
+(`SeatView`). Everything a player typed (names) and every translated text is escaped here; the
+cards come only from `games.view.context.build_view`, which takes them from the engine's
+`observe`.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from typing import Any
 
 from django.urls import get_script_prefix, get_urlconf, reverse
 from django.utils import translation
+
+from games.view.parts import Button, CardView, PlayerView, PublicView, SeatView, Shared
 
 SUIT_SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
 # The view writes its own signs as character references, so that a view is ASCII: Python then
@@ -43,18 +47,16 @@ def _translated(language: str, context: str, singular: str, plural: str, n: int)
         return str(translation.gettext(singular))
 
 
-def speak(language: str | None) -> None:
-    """Render this thread's next views in `language` (Django's active one: `get_language()`)."""
-    _rendering.language = language or "en"
-
-
-def speaking() -> str:
-    """The language this thread's views are rendered in now (`speak`)."""
-    return str(_rendering.language)
+def set_view_language(language: str | None) -> str:
+    """Translate this thread's next views into `language` (Django's active one:
+    `get_language()`; English when None), the language `gettext` and friends here translate
+    into; returns it."""
+    language = _rendering.language = language or "en"
+    return language
 
 
 def gettext(message: str) -> str:
-    """`message` in the language of the view being rendered (`speak`)."""
+    """`message` in the language of the view being rendered (`set_view_language`)."""
     return _translated(_rendering.language, "", message, "", 0)
 
 
@@ -66,8 +68,9 @@ def ngettext(singular: str, plural: str, n: int) -> str:
     return _translated(_rendering.language, "", singular, plural, n)
 
 
-def pgettext(context: str, message: str) -> str:
-    return _translated(_rendering.language, context, message, "", 0)
+def pgettext(context: str, message: str, language: str = "") -> str:
+    """`message` in `context`, in `language` (when given) or the view's."""
+    return _translated(language or _rendering.language, context, message, "", 0)
 
 
 def _e(value: object) -> str:
@@ -101,20 +104,16 @@ def _number(value: int | None) -> str:
     return "" if value is None else str(int(value))
 
 
-def card_html(card: Any) -> str:
-    """One playing card (a `games.view.context.CardView`)."""
-    return _card_html(card.token, _rendering.language)
-
-
 @functools.lru_cache(maxsize=512)
-def _card_html(token: str, language: str) -> str:
-    """A card's markup in `language` (kept: 32 cards in three languages)."""
+def card_html(token: str, language: str) -> str:
+    """One playing card (`token`: games.engine.TOKENS) named in `language` (kept: 32 cards in
+    three languages)."""
     rank, suit = token[:-1], token[-1]
     name = {
-        "C": pgettext("suit", "clubs"),
-        "D": pgettext("suit", "diamonds"),
-        "H": pgettext("suit", "hearts"),
-        "S": pgettext("suit", "spades"),
+        "C": pgettext("suit", "clubs", language),
+        "D": pgettext("suit", "diamonds", language),
+        "H": pgettext("suit", "hearts", language),
+        "S": pgettext("suit", "spades", language),
     }[suit]
     red = " is-red" if suit in "DH" else ""
     return (
@@ -132,62 +131,62 @@ def error_html(message: str, code: str = "", action_id: str = "") -> str:
     )
 
 
-def live_html(c: dict[str, Any], csrf_token: str = "") -> str:
-    """The `#table-live` view of `build_context`'s context `c`. `csrf_token`: the page's
-    (a view pushed over the socket has none; htmx sends the page's token in a header)."""
-    speak(c["language"])
+def live_html(
+    public: PublicView, seat: SeatView, csrf_token: str = "", shared: Shared | None = None
+) -> str:
+    """The `#table-live` view of a phone: the public part (`public`, written once per language
+    for the phones rendered together, `shared`) and the phone's own (`seat`). `csrf_token`:
+    the page's (a view pushed over the socket has none; htmx sends the page's token in a
+    header)."""
+    language = set_view_language(seat.language)
     root = (
         '<div id="table-live" class="live" hx-swap-oob="true"'
-        f' data-version="{c["version"]}" data-status="{_e(c["status"])}"'
-        f' data-rubber="{c["rubber_number"]}" data-hand="{c["hand_number"]}"'
-        f' data-step="{c["step"]}" data-active="{_number(c["active"])}"'
-        f' data-privacy="{_number(c["privacy_for"])}" data-seats="{c["my_seats"]}"'
-        f' data-knocks="{c["knocks_total"]}" data-knocker="{_number(c["last_knocker"])}"'
-        f' data-turn="{1 if c["my_turn"] else 0}" data-in="{1 if c["in_hand"] else 0}"'
-        f' data-out="{1 if c["out"] else 0}" data-paused="{1 if c["paused"] else 0}"'
-        + (f' data-ack="{_e(c["ack"])}">' if c["ack"] else ">")
+        f' data-version="{public.version}" data-status="{_e(public.status)}"'
+        f' data-rubber="{public.rubber_number}" data-hand="{public.hand_number}"'
+        f' data-step="{public.step}" data-active="{_number(seat.active)}"'
+        f' data-privacy="{_number(seat.privacy_for)}"'
+        f' data-seats="{" ".join(str(s) for s in seat.seats)}"'
+        f' data-knocks="{public.knocks_total}" data-knocker="{_number(public.last_knocker)}"'
+        f' data-turn="{1 if seat.my_turn else 0}" data-in="{1 if seat.in_hand else 0}"'
+        f' data-out="{1 if seat.out else 0}" data-paused="{1 if public.paused else 0}"'
+        + (f' data-ack="{_e(seat.ack)}">' if seat.ack else ">")
     )
-    # The felt is the same on every phone: phones rendered together (`c["shared"]`) write it
-    # once per language, as the players' places (`_players`; kept longer too, by `_player`).
-    shared = c.get("shared")
-    language = _rendering.language
     felt: str | None
     if shared is None:
-        felt = _felt(c)
+        felt = _felt(public, language)
     else:
-        felt = shared.get(("felt", language))
+        felt = shared.felt.get(language)
         if felt is None:
-            felt = shared[("felt", language)] = _felt(c)
+            felt = shared.felt[language] = _felt(public, language)
     return "".join(
         (
             root,
-            _players(c, language),
+            _players(public, seat, language, shared),
             felt,
-            _sheet(c),
-            _hand(c),
-            _actions(c, csrf_token),
+            _sheet(public, seat),
+            _hand(public, seat, language),
+            _actions(public, seat, csrf_token, shared),
             "</div>",
         )
     )
 
 
-def _players(c: dict[str, Any], language: str) -> str:
-    players = c["players"]
-    # The players are public: the phones rendered together (`c["shared"]`) find their places
-    # once per language, and each phone only marks its own.
-    shared = c.get("shared")
+def _players(public: PublicView, seat: SeatView, language: str, shared: Shared | None) -> str:
+    """The players' places: found once per language for the phones rendered together
+    (`shared`), each phone only marks its own."""
+    players = public.players
     places: list[tuple[int, str, str]] | None = None
     if shared is not None:
-        places = shared.get(("players", language))
+        places = shared.places.get(language)
     if places is None:
-        turn_text = _("answers") if c["awaiting_names"] else _("to play")
-        places = [(p.seat, *_player(p, turn_text, language)) for p in players]
+        answering = bool(public.awaiting_names)
+        places = [(p.seat, *_player(p, answering, language)) for p in players]
         if shared is not None:
-            shared[("players", language)] = places
+            shared.places[language] = places
     items = [f'<ol id="table-players" class="players" data-count="{len(players)}">']
-    seats = c["viewer_seats"]
-    for seat, classes, rest in places:
-        mine = " is-mine" if seat in seats else ""
+    seats = seat.seats
+    for index, classes, rest in places:
+        mine = " is-mine" if index in seats else ""
         items.append(f'<li class="{classes}{mine}"{rest}')
     items.append("</ol>")
     return "".join(items)
@@ -197,10 +196,10 @@ def _players(c: dict[str, Any], language: str) -> str:
 # of a pass's players are found here, and the rest are written once for all its phones. Room
 # for the players of 4,096 tables of four in one language.
 @functools.lru_cache(maxsize=16_384)
-def _player(p: Any, turn_text: str, language: str) -> tuple[str, str]:
-    """One player's place at the table (a `games.view.context.PlayerView`), as every phone sees
-    it in `language` (the one being rendered in): the classes of its `<li>` and the rest of it
-    after them (the phone's own player gets one class more)."""
+def _player(p: PlayerView, answering: bool, language: str) -> tuple[str, str]:
+    """One player's place at the table, as every phone sees it in `language` (the one being
+    rendered in; `answering`: a knock's answers are awaited): the classes of its `<li>` and
+    the rest of it after them (the phone's own player gets one class more)."""
     classes = "player"
     if p.due:
         classes += " is-due"
@@ -214,8 +213,9 @@ def _player(p: Any, turn_text: str, language: str) -> tuple[str, str]:
     knocks = p.knocks
     knocked = ngettext("knocked once", "knocked %(knocks)s×", knocks) if knocks else ""  # noqa: RUF001
     call = p.announcement
+    turn_text = (_("answers") if answering else _("to play")) if p.due else ""
     shown = (  # (its colour, its words): shown when it has words
-        ("turn", turn_text if p.due else ""),
+        ("turn", turn_text),
         ("quiet", _bot_words(p.bot)),
         ("quiet", _("dealer") if p.dealer else ""),
         ("away", _away_words(p)),
@@ -232,7 +232,7 @@ def _player(p: Any, turn_text: str, language: str) -> tuple[str, str]:
     ]
     open_hand = ""
     if p.open_hand:
-        cards = "".join(card_html(card) for card in p.open_hand)
+        cards = "".join(card_html(card.token, language) for card in p.open_hand)
         open_hand = f'<span class="open-hand">{cards}</span>'
     return classes, (
         f' data-seat="{p.seat}" data-lives="{_opt(lives)}">'
@@ -260,7 +260,7 @@ def _bot_words(level: str) -> str:
     return _("computer · %(level)s") % {"level": names[level]}
 
 
-def _away_words(p: Any) -> str:
+def _away_words(p: PlayerView) -> str:
     """Why a player is away, as her badge says it; "" while she is at the table."""
     if p.away_reason == "break":
         return _("on a break")
@@ -286,17 +286,22 @@ def _clock(seconds: int | None) -> str:
     )
 
 
-def _names(names: list[str]) -> str:
+def _names(names: tuple[str, ...]) -> str:
     return ", ".join(_e(name) for name in names)
 
 
-def _felt(c: dict[str, Any]) -> str:
-    status, stake, result = c["status"], c["stake"], c["hand_result"]
+def _cards(cards: tuple[CardView, ...], language: str) -> str:
+    return "".join(card_html(card.token, language) for card in cards)
+
+
+def _felt(public: PublicView, language: str) -> str:
+    """The felt: the same on every phone, so written from the public part alone."""
+    status, stake, result = public.status, public.stake, public.hand_result
     lines = []
     if stake and not result:
         pill = _("Stake: %(stake)s") % {"stake": stake}
         lines.append(f'<p class="stake"><span class="stake-pill">{pill}</span></p>')
-    if c["paused"]:
+    if public.paused:
         text = _("Nobody is at the table: it waits until a player is back.")
         lines.append(f'<p class="paused">{_e(text)}</p>')
     if status == "waiting":
@@ -305,129 +310,127 @@ def _felt(c: dict[str, Any]) -> str:
         lines.append(f'<p class="closed">{_e(_("This table is closed."))}</p>')
     elif result:
         parts = []
-        if result["winner"]:
-            parts.append(_("%(name)s wins the hand.") % {"name": _e(result["winner"])})
+        if result.winner:
+            parts.append(_("%(name)s wins the hand.") % {"name": _e(result.winner)})
         else:
             parts.append(_e(_("Nobody wins this hand.")))
-        for lost in result["lost"]:
+        for lost in result.lost:
             text = ngettext(
-                "%(name)s loses %(lives)s life.", "%(name)s loses %(lives)s lives.", lost["lives"]
+                "%(name)s loses %(lives)s life.", "%(name)s loses %(lives)s lives.", lost.lives
             )
-            parts.append(text % {"name": _e(lost["name"]), "lives": lost["lives"]})
-        if result["next_dealer"] and status == "playing":
-            parts.append(_("%(name)s deals next.") % {"name": _e(result["next_dealer"])})
+            parts.append(text % {"name": _e(lost.name), "lives": lost.lives})
+        if result.next_dealer and status == "playing":
+            parts.append(_("%(name)s deals next.") % {"name": _e(result.next_dealer)})
         lines.append(f'<p class="hand-result">{" ".join(parts)}</p>')
     elif stake:
-        if c["laundry_open"]:
-            seconds = c["laundry_seconds"]
+        if public.laundry_open:
+            seconds = public.laundry_seconds
             text = ngettext(
                 "Laundry: %(seconds)s second left to exchange or challenge.",
                 "Laundry: %(seconds)s seconds left to exchange or challenge.",
-                seconds,
+                seconds or 0,
             ) % {"seconds": seconds}
             lines.append(f"<p>{text}</p>")
-        clocks = c["clocks"]
-        if c["awaiting_names"]:
+        clocks = public.clocks
+        if public.awaiting_names:
             # Answers one by one run on the turn clock; all at once, on the answer window's.
-            clock = c["answer_seconds"]
+            clock = public.answer_seconds
             if clock is None:
-                clock = next((clocks[s] for s in c["due"] if s in clocks), None)
+                clock = next((clocks[s] for s in public.due if s in clocks), None)
             lines.append(
                 f'<p class="answers">{_e(_("Answers awaited from"))} '
-                f"{_names(c['awaiting_names'])}{_clock(clock)}</p>"
+                f"{_names(public.awaiting_names)}{_clock(clock)}</p>"
             )
-        elif c["due_names"]:
-            clock = next((clocks[s] for s in c["due"] if s in clocks), None)
-            text = _("%(names)s to play.") % {"names": _names(c["due_names"])}
+        elif public.due_names:
+            clock = next((clocks[s] for s in public.due if s in clocks), None)
+            text = _("%(names)s to play.") % {"names": _names(public.due_names)}
             lines.append(f"<p>{text}{_clock(clock)}</p>")
-    outcome = c["rubber_result"]
+    outcome = public.rubber_result
     if status == "rubber_over" and outcome:
         parts = [_e(_("The rubber is over."))]
-        if outcome["winner"] is not None:
-            parts.append(_("%(name)s wins the rubber.") % {"name": _e(outcome["winner"])})
-        elif outcome["outright"]:
+        if outcome.winner is not None:
+            parts.append(_("%(name)s wins the rubber.") % {"name": _e(outcome.winner)})
+        elif outcome.outright:
             parts.append(_e(_("Nobody wins it outright.")))
-        losers = outcome["losers"]
+        losers = outcome.losers
         if losers:
             text = ngettext(
                 "%(names)s loses the rubber.", "%(names)s lose the rubber.", len(losers)
             )
             parts.append(text % {"names": _names(losers)})
         lines.append(f'<p class="rubber-result">{" ".join(parts)}</p>')
-    for r in c["reveals"]:
-        names = {"c": _e(r["challenger"]), "t": _e(r["target"])}
-        if r["clean"]:
+    for r in public.reveals:
+        names = {"c": _e(r.challenger), "t": _e(r.target)}
+        if r.clean:
             text = _("%(c)s challenged %(t)s: clean.") % names
         else:
             text = _("%(c)s challenged %(t)s: not clean.") % names
-        cards = "".join(card_html(card) for card in r["cards"])
-        lines.append(f'<p class="reveal">{text} {cards}</p>')
+        lines.append(f'<p class="reveal">{text} {_cards(r.cards, language)}</p>')
 
-    plays = c["trick"]
+    plays = public.trick
     last, taker = "", ""
-    if not plays and c["last_trick"]:
-        plays, last = c["last_trick"], " played-last"
+    if not plays and public.last_trick:
+        plays, last = public.last_trick, " played-last"
         taker = (
             f'<p class="trick-taker">'
-            f"{_('%(name)s takes the trick.') % {'name': _e(c['taker_name'])}}</p>"
+            f"{_('%(name)s takes the trick.') % {'name': _e(public.taker_name)}}</p>"
         )
     trick = "".join(
-        f'<figure class="played{last}{" is-taker" if last and play["seat"] == c["taker"] else ""}"'
-        f' data-seat="{play["seat"]}">{card_html(play["card"])}'
-        f"<figcaption>{_e(play['name'])}</figcaption></figure>"
+        f'<figure class="played{last}{" is-taker" if last and play.seat == public.taker else ""}"'
+        f' data-seat="{play.seat}">{card_html(play.card.token, language)}'
+        f"<figcaption>{_e(play.name)}</figcaption></figure>"
         for play in plays
     )
     return (
         '<div id="table-felt" class="felt">'
         f'<div id="table-status" class="status">{"".join(lines)}</div>'
         f'<div id="table-trick" class="trick" role="group" aria-label="{_e(_("Trick"))}"'
-        f' data-trick="{_e(c["trick_key"])}" data-count="{len(plays)}">'
+        f' data-trick="{_e(public.trick_key)}" data-count="{len(plays)}">'
         f"{trick}{taker}</div></div>"
     )
 
 
-def _sheet(c: dict[str, Any]) -> str:
+def _sheet(public: PublicView, seat: SeatView) -> str:
     """What the shown player must decide now, as a sheet over the felt (the trick is not
     played meanwhile): the answer to a knock, or the laundry."""
-    if c["answer_actions"]:
-        title = _("Stake %(stake)s: stay or fold?") % {"stake": c["stake"]}
-        clock = c["answer_seconds"] if c["answer_seconds"] is not None else c["my_clock"]
-        buttons = "".join(_button(action) for action in c["answer_actions"])
+    if seat.answer_buttons:
+        title = _("Stake %(stake)s: stay or fold?") % {"stake": public.stake}
+        clock = public.answer_seconds if public.answer_seconds is not None else seat.my_clock
+        buttons = "".join(_button(button) for button in seat.answer_buttons)
         return (
             '<div class="sheet answer-window" role="group" aria-labelledby="answer-title">'
             f'<p id="answer-title">{title}{_countdown(clock)}</p>{buttons}</div>'
         )
-    if c["laundry_actions"]:
+    if seat.laundry_buttons:
         title = _("Laundry")
-        buttons = "".join(_button(action) for action in c["laundry_actions"])
-        cost = f'<p class="why">{_e(c["challenge_cost"])}</p>' if c["challenge_cost"] else ""
+        buttons = "".join(_button(button) for button in seat.laundry_buttons)
+        cost = f'<p class="why">{_e(seat.challenge_cost)}</p>' if seat.challenge_cost else ""
         return (
             '<div class="sheet laundry-sheet" role="group" aria-labelledby="laundry-title">'
-            f'<p id="laundry-title">{_e(title)}{_countdown(c["laundry_seconds"])}</p>'
+            f'<p id="laundry-title">{_e(title)}{_countdown(public.laundry_seconds)}</p>'
             f"{buttons}{cost}</div>"
         )
     return ""
 
 
-def _hand(c: dict[str, Any]) -> str:
-    privacy_for, fold_vals = c["privacy_for"], c["fold_vals"]
+def _hand(public: PublicView, seat: SeatView, language: str) -> str:
+    privacy_for, fold_vals = seat.privacy_for, seat.fold_vals
     if privacy_for is not None:
-        text = _("Pass to %(name)s, tap to show your cards") % {"name": _e(c["privacy_name"])}
+        text = _("Pass to %(name)s, tap to show your cards") % {"name": _e(seat.privacy_name)}
         hand = (
             '<div id="table-hand" class="privacy"><button class="privacy-show" ws-send'
             f' hx-vals=\'{{"type": "show", "seat": {privacy_for}}}\'>{text}</button></div>'
         )
-    elif c["my_cards"]:
-        active = c["active"]
-        label = _("Cards of %(name)s") % {"name": _e(c["active_name"])}
+    elif seat.cards:
+        active = seat.active
+        label = _("Cards of %(name)s") % {"name": _e(seat.active_name)}
         classes = "hand can-fold" if fold_vals else "hand"
         fold = f" data-fold='{_e(fold_vals)}'" if fold_vals else ""
         cards = []
-        hand_name = c["hand_name"]  # "rubber/hand": digits
-        language = _rendering.language  # once, not for each card
-        for card in c["my_cards"]:
-            shown = _card_html(card.token, language)
-            if card.legal:
+        hand_name = public.hand_name  # "rubber/hand": digits
+        for card in seat.cards:
+            shown = card_html(card.token, language)
+            if card.playable:
                 cards.append(
                     '<button class="card-button is-playable" ws-send'
                     f' hx-vals=\'{{"act": "play", "seat": {active}, "card": "{card.token}",'
@@ -440,22 +443,22 @@ def _hand(c: dict[str, Any]) -> str:
             f' aria-label="{label}">'
             f"{''.join(cards)}</div>"
         )
-    elif c["out"]:
+    elif seat.out:
         text = _("You are out of this rubber: no lives left. Watch how it ends.")
         hand = f'<div id="table-hand" class="hand is-out"><p class="out-note">{_e(text)}</p></div>'
     else:
         hand = '<div id="table-hand" class="hand"></div>'
     hint = []
-    if c["hand_owner"] and privacy_for is None:
-        owner = _("Cards of %(name)s") % {"name": _e(c["hand_owner"])}
+    if seat.hand_owner and privacy_for is None:
+        owner = _("Cards of %(name)s") % {"name": _e(seat.hand_owner)}
         hint.append(f'<span class="hand-owner">{owner}</span>')
     if fold_vals and privacy_for is None:
         hint.append(f'<span class="fold-hint">{_e(_("Swipe down to fold."))}</span>')
     return f'{hand}<p class="hand-hint">{"".join(hint)}</p>'
 
 
-def _button(action: dict[str, Any]) -> str:
-    return _button_markup(action["act"], action["vals_json"], action["text"])
+def _button(button: Button) -> str:
+    return _button_markup(button.act, button.vals_json, button.text)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -475,16 +478,15 @@ def _csrf(csrf_token: str) -> str:
     return f'<input type="hidden" name="csrfmiddlewaretoken" value="{_e(csrf_token)}">'
 
 
-def _url(c: dict[str, Any], name: str, *args: Any) -> str:
+def _url(shared: Shared | None, name: str, *args: Any) -> str:
     """The address of one of the table's forms, escaped for an attribute. The script prefix
-    and URL conf it depends on are asked once for the views rendered together (`c["shared"]`):
+    and URL conf it depends on are asked once for the views rendered together (`shared`):
     each is an asgiref `Local`, slower to read than the rest of the address."""
-    shared = c.get("shared")
-    where: tuple[str, Any] | None = shared.get("urls") if shared is not None else None
+    where = shared.urls if shared is not None else None
     if where is None:
         where = (get_script_prefix(), get_urlconf())
         if shared is not None:
-            shared["urls"] = where
+            shared.urls = where
     return _reversed(name, args, where[0], where[1])
 
 
@@ -494,45 +496,44 @@ def _reversed(name: str, args: tuple[Any, ...], prefix: str, urlconf: Any) -> st
     return _e(reverse(name, args=args))
 
 
-def _actions(c: dict[str, Any], csrf_token: str) -> str:
+def _form(url: str, csrf_token: str, button: str) -> str:
+    return (
+        f'<form method="post" action="{url}" hx-post="{url}" hx-swap="none">'
+        f"{_csrf(csrf_token)}{button}</form>"
+    )
+
+
+def _actions(public: PublicView, seat: SeatView, csrf_token: str, shared: Shared | None) -> str:
     parts = ['<div id="table-actions" class="actions">']
-    knock = c["knock"]
+    knock = seat.knock
     why = ""
     if knock:
-        if knock["vals_json"]:
-            parts.append(_button(knock))
+        if knock.vals_json:
+            parts.append(_button_markup("knock", knock.vals_json, knock.text))
         else:
             parts.append(
                 '<button class="action action-knock" disabled aria-describedby="knock-why">'
-                f"{_e(knock['text'])}</button>"
+                f"{_e(knock.text)}</button>"
             )
-            why = f'<span id="knock-why" class="why">{_e(knock["reason"])}</span>'
-    parts.extend(_button(action) for action in c["other_actions"])
-    parts.extend(_button(action) for action in c["away_buttons"])
+            why = f'<span id="knock-why" class="why">{_e(knock.reason)}</span>'
+    parts.extend(_button(button) for button in seat.other_buttons)
+    parts.extend(_button(button) for button in seat.away_buttons)
     parts.append(why)
-    if c["can_start"]:
-        url = _url(c, "games:start", c["table"].code)
-        token = _csrf(csrf_token)
-        text = _("Another rubber") if c["status"] == "rubber_over" else _("Start the rubber")
+    if seat.can_start:
+        url = _url(shared, "games:start", public.code)
+        text = _("Another rubber") if public.status == "rubber_over" else _("Start the rubber")
         parts.append(
-            f'<form method="post" action="{url}" hx-post="{url}" hx-swap="none">{token}'
-            f'<button class="action action-start">{_e(text)}</button></form>'
+            _form(url, csrf_token, f'<button class="action action-start">{_e(text)}</button>')
         )
-    if c["can_leave"]:
-        url = _url(c, "games:leave", c["table"].code, c["active"])
-        parts.append(
-            f'<form method="post" action="{url}" hx-post="{url}" hx-swap="none">'
-            f"{_csrf(csrf_token)}"
-            f'<button class="action action-leave secondary">{_e(_("Leave my seat"))}</button>'
-            "</form>"
-        )
-    if c["can_close"]:
-        url = _url(c, "games:close", c["table"].code)
-        parts.append(
-            f'<form method="post" action="{url}" hx-post="{url}" hx-swap="none">'
-            f"{_csrf(csrf_token)}"
-            f'<button class="action action-close secondary">{_e(_("Close the table"))}</button>'
-            "</form>"
-        )
+    if seat.can_leave:
+        url = _url(shared, "games:leave", public.code, seat.active)
+        text = _("Leave my seat")
+        button = f'<button class="action action-leave secondary">{_e(text)}</button>'
+        parts.append(_form(url, csrf_token, button))
+    if seat.can_close:
+        url = _url(shared, "games:close", public.code)
+        text = _("Close the table")
+        button = f'<button class="action action-close secondary">{_e(text)}</button>'
+        parts.append(_form(url, csrf_token, button))
     parts.append("</div>")
     return "".join(parts)

@@ -22,7 +22,8 @@ from games.services import events, snapshots, state, store, tables
 from games.services.conf import seconds
 from games.services.snapshots import advance, load_state, remember, view_state
 from games.services.state import CHANGED_FIELDS, Holder, TableState, change_of
-from games.view.context import Shared, Viewer, render_view
+from games.view.context import Viewer, render_view
+from games.view.parts import Shared
 from tests.personas import Cast
 from tests.tables import KEEP_PUBLISHED, clock_plays, four_people_table, people, play_a_card
 

@@ -204,10 +204,10 @@ def test_who_a_phone_holds_is_read_again_once_a_seat_changes_hands(klaver: Cast)
 
 def offered(table: Table, seat: int) -> tuple[bool, bool]:
     """Whether seat `seat`'s phone is offered to leave the seat and to start a rubber."""
-    from games.view.context import Viewer, build_context
+    from games.view.context import Viewer, build_view
 
-    context = build_context(state_of(table), Viewer(seats=(seat,), active=seat, can_start=True))
-    return context["can_leave"], context["can_start"]
+    _public, own = build_view(state_of(table), Viewer(seats=(seat,), active=seat, can_start=True))
+    return own.can_leave, own.can_start
 
 
 def taken(change) -> str:

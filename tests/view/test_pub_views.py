@@ -11,14 +11,14 @@ from games.engine import Hand, HouseRules
 from games.engine import table as table_rules
 from games.services.conf import pace
 from games.services.state import TableState
-from games.view.context import Viewer, build_context, render_view
+from games.view.context import Viewer, build_view, render_view
 from tests.view.test_html import _state
 
 
 def shown_seat(state, viewer: Viewer) -> tuple[int | None, int | None]:
     """Whose cards a phone shows, and for whom its privacy screen asks."""
-    context = build_context(state, viewer)
-    return context["active"], context["privacy_for"]
+    _public, seat = build_view(state, viewer)
+    return seat.active, seat.privacy_for
 
 
 def test_in_the_laundry_a_shared_phone_passes_to_each_of_its_players_in_turn() -> None:
@@ -35,10 +35,10 @@ def test_in_the_laundry_a_shared_phone_passes_to_each_of_its_players_in_turn() -
     state.table.laundry_ready = [first]
     second = phone[1]
     assert shown_seat(state, Viewer(seats=phone, active=first)) == (None, second)
-    context = build_context(state, Viewer(seats=phone, active=second))
-    assert context["active"] == second
-    assert {a["act"] for a in context["laundry_actions"]} >= {"exchange", "ready"}
-    assert context["hand_owner"] == state.seats[second].name
+    _public, seat = build_view(state, Viewer(seats=phone, active=second))
+    assert seat.active == second
+    assert {button.act for button in seat.laundry_buttons} >= {"exchange", "ready"}
+    assert seat.hand_owner == state.seats[second].name
     # Both done: the phone shows whoever is due, as outside the laundry.
     state.table.laundry_ready = list(phone)
     assert shown_seat(state, Viewer(seats=phone, active=None)) == (None, due)
@@ -94,8 +94,8 @@ def test_the_answer_countdown_is_the_deadline_at_which_the_clock_closes_the_wind
         state.table.changed_at = now - timedelta(seconds=1)
         for seat in state.seats:  # every phone heard just now: nobody's absence cuts the plan
             seat.last_seen = now
-        context = build_context(state, Viewer(seats=(1,), active=1), now=now)
-        assert context["answer_seconds"] == _closes_at(state, now)
-        shown.append(context["answer_seconds"])
+        public, _seat = build_view(state, Viewer(seats=(1,), active=1), now=now)
+        assert public.answer_seconds == _closes_at(state, now)
+        shown.append(public.answer_seconds)
     window = knocked.rules.response_seconds
     assert shown == [5, None, window - 1, window - 2]
