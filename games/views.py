@@ -26,14 +26,13 @@ from clubs.qr import qr_svg
 from clubs.reads import member_lists
 from games import throttle
 from games.forms import CodeForm, JoinForm, SlateForm, TableForm
-from games.live.consumers import HOLDER_SESSION_KEY
 from games.models import Table
 from games.services import slate, tables
 from games.services.access import is_member, table_access
 from games.services.conf import seconds
 from games.services.history import open_tables, standings
 from games.services.snapshots import load_state
-from games.services.state import Holder
+from games.services.state import HOLDER_SESSION_KEY, Holder
 from games.services.store import one_snapshot
 from games.services.tables import TableError
 from games.view.context import Viewer, choose_active, render_error, render_view
@@ -52,15 +51,6 @@ def holder_key(request: HttpRequest) -> str:
         key = secrets.token_urlsafe(24)
         request.session[HOLDER_SESSION_KEY] = key
     return str(key)
-
-
-def holder_for(request: HttpRequest) -> Holder:
-    guest = get_guest(request)
-    return Holder(
-        user_id=request.user.pk if request.user.is_authenticated else None,
-        guest_id=guest.pk if guest is not None else None,
-        key=request.session.get(HOLDER_SESSION_KEY, ""),
-    )
 
 
 def _table(request: HttpRequest, code: str) -> Table:
@@ -121,7 +111,7 @@ def table_page(request: HttpRequest, code: str) -> HttpResponse:
         state = load_state(table)
     if table.slate:
         return redirect("games:slate", table.code)
-    access = table_access(state, holder_for(request), request.user)
+    access = table_access(state, Holder.from_session(request.session, request.user), request.user)
     seats = access.seats
     free = [seat.index for seat in state.seats if seat.is_free]
     waiting = table.status in (Table.Status.WAITING, Table.Status.RUBBER_OVER)
@@ -183,7 +173,7 @@ def table_join(request: HttpRequest, code: str) -> HttpResponse:
     name = form.cleaned_data["name"]
     key = holder_key(request)
     state = load_state(table)
-    already = state.held_by(holder_for(request))
+    already = state.held_by(Holder.from_session(request.session, request.user))
     free = [seat.index for seat in state.seats if seat.is_free]
     index = form.cleaned_data["seat"]
     if index is None:
@@ -232,9 +222,8 @@ def _table_change(request: HttpRequest, table: Table, change: Callable[[], objec
 def table_leave(request: HttpRequest, code: str, index: int) -> HttpResponse:
     """A player gets up (between hands, or between rubbers)."""
     table = _table(request, code)
-    return _table_change(
-        request, table, lambda: tables.leave_seat(table.pk, index, holder_for(request))
-    )
+    holder = Holder.from_session(request.session, request.user)
+    return _table_change(request, table, lambda: tables.leave_seat(table.pk, index, holder))
 
 
 @login_required
@@ -250,7 +239,8 @@ def table_close(request: HttpRequest, code: str) -> HttpResponse:
 def table_start(request: HttpRequest, code: str) -> HttpResponse:
     """Any player at the table starts the rubber (guests too)."""
     table = _table(request, code)
-    return _table_change(request, table, lambda: tables.start_rubber(table.pk, holder_for(request)))
+    holder = Holder.from_session(request.session, request.user)
+    return _table_change(request, table, lambda: tables.start_rubber(table.pk, holder))
 
 
 def play_code(request: HttpRequest) -> HttpResponse:

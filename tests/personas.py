@@ -26,8 +26,7 @@ from accounts.translations import compile_catalogues
 from clubs import services
 from clubs.models import Club, HouseRuleProfile, Membership
 from games.engine import HouseRules
-from games.live.consumers import HOLDER_SESSION_KEY
-from games.services.state import Holder
+from games.services.state import HOLDER_SESSION_KEY, Holder
 
 PASSWORD = "klaver-boer-7"
 

@@ -27,7 +27,6 @@ from django.utils import translation
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
-from accounts.guests import SESSION_KEY as GUEST_SESSION_KEY
 from games import throttle
 from games.live import clock, hub
 from games.models import Seat, Table
@@ -49,7 +48,6 @@ CLOSE_NOT_ALLOWED = 4403
 CLOSE_NOT_FOUND = 4404
 CLOSE_FLOOD = 4429
 ANSWERED = -1  # an action's answer went out with a view
-HOLDER_SESSION_KEY = "table_holder"
 
 
 class DirectDispatch:
@@ -115,7 +113,7 @@ class TableConsumer(DirectDispatch, AsyncWebsocketConsumer):
 
     def begin(self) -> Any:
         """The connection's own state, before it is let in; the scope's user."""
-        self.holder = _holder_from_scope(self.scope)
+        self.holder = Holder.from_session(self.scope.get("session"), self.scope.get("user"))
         self.language = _language_from_scope(self.scope)
         self.frames: deque[float] = deque()
         self.last_version = -1
@@ -382,19 +380,6 @@ class TableConsumer(DirectDispatch, AsyncWebsocketConsumer):
         with translation.override(self.language):
             html = render_error(str(message), code, action_id if isinstance(action_id, str) else "")
         await self.send(text_data=html)
-
-
-def _holder_from_scope(scope: dict[str, Any]) -> Holder:
-    session = scope.get("session")
-    user = scope.get("user")
-    user_id = user.pk if user is not None and user.is_authenticated else None
-    key = ""
-    guest_id = None
-    if session is not None:
-        key = session.get(HOLDER_SESSION_KEY, "") or ""
-        if user_id is None:
-            guest_id = session.get(GUEST_SESSION_KEY)
-    return Holder(user_id=user_id, guest_id=guest_id, key=key)
 
 
 def _language_from_scope(scope: dict[str, Any]) -> str:

@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
+from accounts.guests import SESSION_KEY as GUEST_SESSION_KEY
 from games.engine import Hand, HouseRules, Observation, observe, replayed
 from games.engine import table as table_rules
 from games.engine.rubber import Rubber as EngineRubber
@@ -21,6 +22,9 @@ from games.engine.table import WAITING as WAITING
 from games.models import PlayedHand, Rubber, Seat, Table
 from games.services.conf import seconds
 from games.services.prepared import Statement
+
+# Where a browser's session keeps its key to the seats it holds (a shared phone holds several).
+HOLDER_SESSION_KEY: Final = "table_holder"
 
 
 class SeatKeys(NamedTuple):
@@ -45,6 +49,17 @@ class Holder:
     user_id: int | None = None
     guest_id: int | None = None
     key: str = ""
+
+    @classmethod
+    def from_session(cls, session: Any, user: Any) -> Holder:
+        """Who a request or a websocket speaks for, from its session (a mapping; None without
+        one) and its user (anonymous, or None): the account when signed in, else the session's
+        guest, and the session's seat key either way."""
+        user_id = user.pk if user is not None and user.is_authenticated else None
+        if session is None:
+            return cls(user_id=user_id)
+        guest_id = session.get(GUEST_SESSION_KEY) if user_id is None else None
+        return cls(user_id=user_id, guest_id=guest_id, key=session.get(HOLDER_SESSION_KEY) or "")
 
     def holds(self, seat: SeatKeys) -> bool:
         if seat.bot_level or not seat.holder_key:

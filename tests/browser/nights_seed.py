@@ -31,10 +31,9 @@ def main(spec: dict[str, Any]) -> dict[str, Any]:
     from accounts.models import User
     from clubs.models import Club, HouseRuleProfile, Membership
     from games.engine import HouseRules
-    from games.live.consumers import HOLDER_SESSION_KEY
     from games.models import Table
     from games.services import tables
-    from games.services.state import Holder
+    from games.services.state import HOLDER_SESSION_KEY, Holder
     from nights import services as nights
     from nights.models import ClubNights
 

@@ -28,10 +28,9 @@ def main(spec: dict[str, Any]) -> dict[str, Any]:
     from clubs.models import Club, HouseRuleProfile, Membership
     from games.engine import HouseRules
     from games.engine.rules import BUILT_IN_PROFILES
-    from games.live.consumers import HOLDER_SESSION_KEY
     from games.models import Table
     from games.services import tables
-    from games.services.state import Holder
+    from games.services.state import HOLDER_SESSION_KEY, Holder
 
     if "report" in spec:
         return report(spec["report"])

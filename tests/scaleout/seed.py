@@ -35,9 +35,8 @@ def main() -> None:
     from accounts.models import User
     from clubs.models import Club, HouseRuleProfile, Membership
     from games.engine import HouseRules
-    from games.live.consumers import HOLDER_SESSION_KEY
     from games.services import slate, tables
-    from games.services.state import Holder
+    from games.services.state import HOLDER_SESSION_KEY, Holder
 
     run = uuid.uuid4().hex[:8]
     club = Club.objects.create(name=f"Scale-out {run}", slug=f"scale-out-{run}")

@@ -10,10 +10,9 @@ from django.test import Client
 
 from clubs.models import HouseRuleProfile
 from games.engine import HouseRules
-from games.live.consumers import HOLDER_SESSION_KEY
 from games.models import Table
 from games.services import tables
-from games.services.state import Holder
+from games.services.state import HOLDER_SESSION_KEY, Holder
 from games.services.tables import TableError
 from tests.personas import Cast
 from tests.tables import seat_people
