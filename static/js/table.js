@@ -70,6 +70,17 @@
   }
 
   // -- the socket ------------------------------------------------------------------------------
+  // A frame's first element, its opening tag parsed alone by the browser (a view's
+  // #table-live, a refusal's #table-error): its data-* attributes are read by name, whatever
+  // order the server writes them in, before htmx swaps the frame in.
+  function frameRoot(text) {
+    var tag = /^\s*<[a-z][^>]*>/.exec(text);
+    if (!tag) return null;
+    var holder = document.createElement("template");
+    holder.innerHTML = tag[0];
+    return holder.content.firstElementChild;
+  }
+
   document.body.addEventListener("htmx:wsConfigSend", function (e) {
     var p = e.detail.parameters;
     if (p && (p.act || p.type === "ready") && !p.id) p.id = actionId();
@@ -104,17 +115,16 @@
       if (open) setOffline(false);
       return;
     }
-    var refused = /id="table-error"[^>]*data-code="([^"]*)" data-id="([^"]*)"/.exec(text);
-    if (refused && refused[2]) {
-      if (refused[1] === "retry") retry(refused[2]);
-      else delete pending[refused[2]];
+    var root = frameRoot(text);
+    if (!root) return;
+    if (root.id === "table-error" && root.dataset.id) {
+      if (root.dataset.code === "retry") retry(root.dataset.id);
+      else delete pending[root.dataset.id];
     }
-    var m = /id="table-live"[^>]*data-version="(\d+)"/.exec(text);
-    if (!m) return;
+    if (root.id !== "table-live" || !root.dataset.version) return;
     // The view of a change this phone's action made says so: it answers the action.
-    var answer = /id="table-live"[^>]*data-ack="([^"]*)"/.exec(text);
-    if (answer) delete pending[answer[1]];
-    var version = +m[1];
+    if (root.dataset.ack) delete pending[root.dataset.ack];
+    var version = +root.dataset.version;
     if (last && version < last.version) {
       e.preventDefault(); // an older view after a newer one: keep the newer
       return;

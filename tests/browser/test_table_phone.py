@@ -390,3 +390,49 @@ def test_a_phone_that_hears_nothing_from_its_server_says_so_and_reconnects(
     phones.shot(page, "hears-nothing")
     expect(page.locator("#table-offline")).to_be_hidden(timeout=15_000)
     assert sockets >= 2, "the phone did not open a new socket"
+
+
+def _reversed_root(view: str) -> str:
+    """`view` with its root tag's attributes in reverse order (`data-ack` and `data-version`
+    before `id`): the markup means the same, in an order no writer promised."""
+    root = re.match(r"<div ([^>]*)>", view)
+    assert root is not None, view[:80]
+    attributes = re.findall(r'[\w-]+(?:="[^"]*")?', root.group(1))
+    return f"<div {' '.join(reversed(attributes))}>{view[root.end() :]}"
+
+
+def test_the_phone_reads_a_views_attributes_by_name_in_any_order(phones: Phones) -> None:
+    """The phone reads a view's version and the action it answers by their names, not by
+    where they stand in the markup: with every view's attributes turned around, the phone
+    still plays, and still keeps an older view out when it comes after a newer one."""
+    server = phones.server
+    table = server.seed(people=["anna"], seats=3, bots={"1": "easy", "2": "easy"}, start=True)
+    page = phones.open(session=table["people"]["anna"])
+    views: list[str] = []
+    sockets: list[Any] = []
+
+    def route(ws: Any) -> None:
+        sockets.append(ws)
+        upstream = ws.connect_to_server()
+
+        def to_page(message: str | bytes) -> None:
+            if isinstance(message, str) and message.startswith('<div id="table-live"'):
+                message = _reversed_root(message)
+                views.append(message)
+            ws.send(message)
+
+        upstream.on_message(to_page)
+
+    page.route_web_socket(re.compile(r"/ws/tables/"), route)
+    page.goto(f"{server.url}/t/{table['code']}/")
+    card = play_a_card(page, timeout=30)
+    expect(page.locator(f'#table-hand .card[data-card="{card}"]')).to_have_count(0, timeout=10_000)
+    oldest = views[0]  # the socket's first view, from before the card
+    found = re.search(r'data-version="(\d+)"', oldest)
+    assert found is not None
+    newer = wait_for_change(page, int(found.group(1)))
+    sockets[-1].send(oldest)  # arriving late, after the newer views
+    page.wait_for_timeout(500)
+    assert version(page) >= newer
+    expect(page.locator(f'#table-hand .card[data-card="{card}"]')).to_have_count(0)
+    phones.shot(page, "attributes-in-any-order")
