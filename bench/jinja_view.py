@@ -9,8 +9,10 @@ quotes (`&#34;` `&#39;`, markupsafe's, where html.escape writes `&quot;` `&#x27;
 checks that for every view it renders, and a hypothesis test did for every kind of phone, step
 and language while the template stood beside html.py (commit d9ec228).
 
-Shared as html.py shares: the felt and the players once per language for the phones rendered
-together (`c["shared"]`), and each card once per language for the process. The translations are
+It reads the typed parts html.py writes from (games.view.parts), spelled out as the names the
+template reads (`_context`). Shared as html.py shares: the felt and the players once per
+language for the phones rendered together (one store per `Shared`), and each card once per
+language for the process. The translations are
 html.py's cached ones, behind newstyle callables of our own: the extension's own wrappers look
 the callables up in the template's context at every call (three calls deep for `_`).
 """
@@ -25,14 +27,13 @@ from typing import Any
 
 from django.template.backends.jinja2 import Jinja2
 from django.urls import reverse
-from django.utils import translation
 from jinja2 import Environment, StrictUndefined
 from jinja2.ext import Extension
 from jinja2.lexer import Token, TokenStream
 from markupsafe import Markup
 
 from games.view import html
-from games.view.html import speak
+from games.view.parts import PublicView, SeatView, Shared
 
 LAYOUT = re.compile(r"\n[ \t]*")
 
@@ -91,7 +92,7 @@ def shared_part(
     store: dict[Any, Any] | None, key: tuple[Any, ...], part: Callable[..., str], *args: Any
 ) -> str:
     """`part(*args)` (a macro) written once for `key` in `store` and reused: the phones
-    rendered together (games.view.context.Shared) share the felt and the players, and the
+    rendered together (games.view.parts.Shared) share the felt and the players, and the
     whole process shares the cards."""
     if store is None:
         return part(*args)
@@ -132,11 +133,77 @@ def engine() -> Jinja2:
     )
 
 
-def live_view(c: dict[str, Any], csrf_token: str = "") -> str:
-    """`html.live_html(c, csrf_token)`, written by the template."""
-    speak(translation.get_language())
+# The store of the render pass under way: the template's `shared_part` keeps the felt and the
+# players' places there, once per language for the phones of one `Shared`.
+_pass: tuple[Shared | None, dict[Any, Any]] = (None, {})
+
+
+def _card(token: str, legal: bool = False) -> dict[str, Any]:
+    """A card as the template reads it."""
+    suit = token[-1]
+    return {
+        "token": token,
+        "rank": token[:-1],
+        "suit": suit,
+        "suit_name": html.SUIT_NAMES[suit],
+        "legal": legal,
+    }
+
+
+def _context(public: PublicView, seat: SeatView, shared: Shared | None) -> dict[str, Any]:
+    """The parts under the names the template reads."""
+    global _pass
+    store = None
+    if shared is not None:
+        if _pass[0] is not shared:
+            _pass = (shared, {})
+        store = _pass[1]
+    players = [
+        {**p._asdict(), "open_hand": [_card(c.token) for c in p.open_hand]} for p in public.players
+    ]
+    plays = [{"seat": p.seat, "name": p.name, "card": _card(p.card.token)} for p in public.trick]
+    last = [
+        {"seat": p.seat, "name": p.name, "card": _card(p.card.token)} for p in public.last_trick
+    ]
+    reveals = [{**r._asdict(), "cards": [_card(c.token) for c in r.cards]} for r in public.reveals]
+    result = public.hand_result
+    knock = seat.knock
+    own = seat._asdict()
+    del own["cards"]  # the template's `cards` is its store of card markup: `my_cards` below
+    return {
+        **public._asdict(),
+        **own,
+        "table": {"code": public.code},
+        "players": players,
+        "trick": plays,
+        "last_trick": last,
+        "reveals": reveals,
+        "hand_result": (
+            None
+            if result is None
+            else {**result._asdict(), "lost": [lost._asdict() for lost in result.lost]}
+        ),
+        "rubber_result": public.rubber_result._asdict() if public.rubber_result else None,
+        "shared": store,
+        "viewer_seats": seat.seats,
+        "my_seats": " ".join(str(s) for s in seat.seats),
+        "my_cards": [_card(card.token, card.playable) for card in seat.cards],
+        "knock": None if knock is None else {"act": "knock", **knock._asdict()},
+        "answer_actions": [b._asdict() for b in seat.answer_buttons],
+        "laundry_actions": [b._asdict() for b in seat.laundry_buttons],
+        "other_actions": [b._asdict() for b in seat.other_buttons],
+        "away_buttons": [b._asdict() for b in seat.away_buttons],
+    }
+
+
+def live_view(
+    public: PublicView, seat: SeatView, csrf_token: str = "", shared: Shared | None = None
+) -> str:
+    """`html.live_html(public, seat, csrf_token, shared)`, written by the template."""
+    language = html.set_view_language(seat.language)
     template = engine().get_template("games/live.html")
-    return template.render({**c, "csrf_token": csrf_token, "language": html._rendering.language})
+    context = _context(public, seat, shared)
+    return template.render({**context, "csrf_token": csrf_token, "language": language})
 
 
 def same_view(python: str, template: str) -> bool:
