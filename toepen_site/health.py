@@ -10,6 +10,7 @@ It reads no session and sets no cookie, takes no throttle and needs no CSRF toke
 Over a Unix socket, without the site's name, ask it with a Host the site allows:
 
     python -m toepen_site.health /run/toepen/uvicorn-1.sock     # exit 0 when healthy
+    python -m toepen_site.health --wait 60 /run/toepen/uvicorn-1.sock   # until it is, or 1
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import logging
 import os
 import socket
 import sys
+import time
 from http import HTTPStatus
 
 from django.conf import settings
@@ -98,16 +100,25 @@ def probe(path: str, timeout: float = 15) -> tuple[int, str]:
 
 
 def main(argv: list[str]) -> int:
+    """`[--wait SECONDS] SOCKET`: 0 when the server on SOCKET is healthy; with --wait, asked
+    again until it is (a process starting up) or the seconds have passed."""
+    wait = 0.0
+    if len(argv) == 3 and argv[0] == "--wait":
+        wait, argv = float(argv[1]), argv[2:]
     if len(argv) != 1:
-        print("usage: python -m toepen_site.health /run/toepen/uvicorn-1.sock", file=sys.stderr)
+        print("usage: python -m toepen_site.health [--wait SECONDS] SOCKET", file=sys.stderr)
         return 2
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "toepen_site.settings")
-    try:
-        status, body = probe(argv[0])
-    except OSError as error:
-        print(f"{argv[0]}: no answer ({error})", file=sys.stderr)
-        return 1
-    print(body.strip() or status)
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            status, body = probe(argv[0])
+        except OSError as error:
+            status, body = 0, f"{argv[0]}: no answer ({error})"
+        if status == HTTPStatus.OK or time.monotonic() >= deadline:
+            break
+        time.sleep(0.5)
+    print(body.strip() or status, file=sys.stdout if status else sys.stderr)
     return 0 if status == HTTPStatus.OK else 1
 
 

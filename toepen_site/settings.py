@@ -87,6 +87,8 @@ INSTALLED_APPS = [
     "clubs",
     "games",
     "nights",
+    # The site's own management commands: backup and restore_backup.
+    "toepen_site",
 ]
 
 MIDDLEWARE = [
