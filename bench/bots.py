@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from _machine import cpu_name
 
-from games.bots import make_bot
+from games.bots import BATTERY, make_bot
 from games.bots.table import play_rubber
 from games.engine import CLASSIC
 
@@ -51,14 +51,16 @@ LINEUPS: dict[str, tuple[str, str]] = {
     "reckless_vs_strong": ("reckless", "strong"),
     "strong_vs_lijntoeper": ("strong", "lijntoeper"),
     "strong_vs_knocker": ("strong", "knocker"),
+    **{f"strong_vs_{style}": ("strong", style) for style in BATTERY},
 }
 TARGETS: dict[str, tuple[str, float]] = {
     "strong_vs_normal": ("at_most", 0.15),
-    "normal_vs_easy": ("at_most", 0.15),
+    "normal_vs_easy": ("at_most", 0.2),
     "cautious_vs_strong": ("interval_above", 0.25),
     "reckless_vs_strong": ("interval_above", 0.25),
     "strong_vs_lijntoeper": ("at_most", 0.15),
     "strong_vs_knocker": ("at_most", 0.15),
+    **{f"strong_vs_{style}": ("at_most", 0.15) for style in BATTERY},
 }
 
 

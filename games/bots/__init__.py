@@ -27,7 +27,8 @@ How a table asks its bots (`table.play_hand` is the reference implementation):
   other levels decide in microseconds in place.
 
 Levels: Easy and Normal are rules of thumb (`simple`), Strong searches (`strong`); Cautious,
-Reckless, Lijntoeper and Knocker are the simple styles the benchmark checks Strong against. See
+Reckless, Lijntoeper and Knocker, and the battery of club styles (`styles.BATTERY`: careful,
+eager, bluffer, caller, timid, mixed) are the styles the benchmark checks Strong against. See
 docs/bots.md.
 """
 
@@ -37,8 +38,18 @@ from .aio import decide_async, shared_pool
 from .base import Bot, Memory, is_due
 from .simple import Cautious, Easy, Knocker, Lijntoeper, Normal, Reckless
 from .strong import DEFAULT_BUDGET, Strong
+from .styles import BATTERY, Styled
 
-LEVELS = ("easy", "normal", "strong", "cautious", "reckless", "lijntoeper", "knocker")
+LEVELS = (
+    "easy",
+    "normal",
+    "strong",
+    "cautious",
+    "reckless",
+    "lijntoeper",
+    "knocker",
+    *BATTERY,
+)
 
 
 def make_bot(level: str, seed: int | None = None, budget: float = DEFAULT_BUDGET) -> Bot:
@@ -46,6 +57,8 @@ def make_bot(level: str, seed: int | None = None, budget: float = DEFAULT_BUDGET
     decision at most."""
     if level == "strong":
         return Strong(seed, budget)
+    if level in BATTERY:
+        return Styled(level, seed)
     classes: dict[str, type[Bot]] = {
         "easy": Easy,
         "normal": Normal,
@@ -72,6 +85,7 @@ __all__ = [
     "Normal",
     "Reckless",
     "Strong",
+    "Styled",
     "decide_async",
     "is_due",
     "make_bot",

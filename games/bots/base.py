@@ -8,12 +8,15 @@ from dataclasses import dataclass, field
 from games.engine import Action, HouseRules, Observation
 
 from .judge import ALL, TRICKS, View, mask_of
+from .model import Model
 from .reads import (
     HIGH_STAY_ANYWAY,
     SURE_KNOCK_ANYWAY,
     belief,
     knock_is_sure,
-    shown_choices,
+    knocks_made,
+    shown_moments,
+    shown_seats,
     stay_is_high,
 )
 
@@ -34,14 +37,6 @@ def current_trick(obs: Observation) -> tuple[tuple[int, int], ...]:
     if obs.tricks and obs.tricks[-1][2] is None:
         return obs.tricks[-1][1]
     return ()
-
-
-def played_card(obs: Observation) -> int | None:
-    """The card this seat has put on the table in the trick still open, if any."""
-    for seat, card in current_trick(obs):
-        if seat == obs.seat:
-            return card
-    return None
 
 
 def view_of(obs: Observation) -> View:
@@ -95,6 +90,8 @@ class Habits:
     unsure_knocks: int = 0
     high_stays: int = 0
     low_stays: int = 0
+    # Her knocks, passes, stays and folds by the strength of her cards (`model`).
+    model: Model = field(default_factory=Model)
 
     def fold_rate(self) -> float:
         # A prior of four answers at one fold in two keeps one early answer from deciding it.
@@ -131,6 +128,7 @@ class Memory:
     _key: tuple[object, ...] = ()
     _seen: int = 0
     _open_knock: bool = False
+    _stake: int = 1
     _settled: bool = False
 
     @property
@@ -153,6 +151,7 @@ class Memory:
         fresh = key != self._key or len(history) < self._seen
         if fresh:
             self._key, self._seen, self._open_knock = key, 0, obs.poverty
+            self._stake = 2 if obs.poverty else 1
             self._settled = False
             for name in obs.players:
                 self.of(name).hands += 1
@@ -167,9 +166,11 @@ class Memory:
             if act == "knock":
                 habits.knocks += 1
                 self._open_knock = True
+                self._stake += 1
             elif act in ("stay", "fold") and self._open_knock:
                 habits.answers += 1
                 habits.folds += act == "fold"
+                habits.model.folds[self._stake > 2] += act == "fold"
             elif act == "exchange":
                 habits.exchanges += 1
             elif act == "challenge":
@@ -185,14 +186,21 @@ class Memory:
         self._seen = len(history)
         if obs.complete and not self._settled:
             self._settled = True
+            shown = shown_seats(obs)
+            for seat, tricks_left in knocks_made(obs):
+                if seat not in shown:
+                    self.of(names[seat]).model.unshown_knocks[tricks_left <= 2] += 1
             if len(obs.tricks) == 4 and obs.tricks[-1][2] is not None:
                 # Played out: every knock in the hand is shown for what it was.
                 for seat in {action.seat for action in history if action.act == "knock"}:
                     habits = self.of(names[seat])
                     habits.shown_knocks += 1
                     habits.won_knocks += obs.winner == seat
-                for seat, choice, view in shown_choices(obs):
+                for seat, choice, view, stake in shown_moments(obs):
                     habits = self.of(names[seat])
+                    habits.model.learn(choice, view, stake)
+                    if choice == "pass":
+                        continue
                     if choice == "knock":
                         if knock_is_sure(view):
                             habits.sure_knocks += 1

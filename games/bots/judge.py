@@ -118,11 +118,12 @@ class View:
 
 
 def keeper(view: View) -> int | None:
-    """The card to keep for the last trick: the likeliest top of its suit, higher on a tie."""
+    """The card to keep for the last trick: the likeliest top of its suit, higher on a tie
+    (and the same card whatever the order of the hand)."""
     best: int | None = None
-    best_key = (-1.0, -1)
+    best_key = (-1.0, -1, -1)
     for card in view.cards:
-        key = (view.top(card), card & 7)
+        key = (view.top(card), card & 7, card)
         if key > best_key:
             best, best_key = card, key
     return best
@@ -248,16 +249,17 @@ def sure_of_last_trick(view: View) -> bool:
 
 
 def sure_winner(view: View) -> int | None:
-    """A card of hers that takes the trick on the table whatever the players after her hold."""
+    """The lowest card of hers that takes the trick on the table whatever the players after her
+    hold (the lowest, so the higher ones are kept; the same whatever the order of the hand)."""
     if not view.trick or view.played is not None:
         return None
     suit = view.trick[0][1] >> 3
     best = _trick_best(view.trick)
-    return next(
+    return min(
         (
             card
             for card in view.cards
             if card >> 3 == suit and card > best and view.top(card, view.trick_left) >= 1.0
         ),
-        None,
+        default=None,
     )

@@ -60,6 +60,16 @@ def belief(fits: int, breaks: int, fits_anyway: float) -> float:
 def shown_choices(obs: Observation) -> Iterator[tuple[int, str, View]]:
     """For a hand played to its last trick: (seat, "knock" or "stay", the view she had then)
     for every knock and every answered stay of a player whose cards were all shown."""
+    for seat, act, view, _ in shown_moments(obs):
+        if act != "pass":
+            yield seat, act, view
+
+
+def shown_moments(obs: Observation) -> Iterator[tuple[int, str, View, int]]:
+    """For a hand played to its last trick: (seat, act, the view she had then, the stake) for
+    every choice of a player whose cards were all shown: "knock", "stay" (answering a knock,
+    at the stake she answered) and "pass" (she played a card to a trick without knocking in
+    it before her card: a knock chance let go)."""
     if not obs.complete or obs.slate or len(obs.tricks) != TRICKS or obs.tricks[-1][2] is None:
         return
     n = len(obs.players)
@@ -81,18 +91,18 @@ def shown_choices(obs: Observation) -> Iterator[tuple[int, str, View]]:
     trick_no = 0
     trick: list[tuple[int, int]] = []
     knocked = obs.poverty
+    stake = 2 if obs.poverty else 1
+    knocked_in_trick: set[int] = set()
     for i, action in enumerate(history):
         seat, act = action.seat, action.act
-        if act == "play" and action.card is not None:
-            trick.append((seat, action.card))
-            played[seat] += 1
-            seen |= 1 << action.card
-            if trick_no < TRICKS and len(trick) == len(obs.tricks[trick_no][1]):
-                trick_no, trick = trick_no + 1, []
-            knocked = False
-            continue
         telling = act == "knock" or (act == "stay" and knocked)
-        if telling and seat in shown and last_exchange.get(seat, -1) < i and trick_no < TRICKS:
+        passing = act == "play" and seat not in knocked_in_trick
+        if (
+            (telling or passing)
+            and seat in shown
+            and last_exchange.get(seat, -1) < i
+            and trick_no < TRICKS
+        ):
             cards = cards_of[seat][played[seat] :]
             others = [s for s in range(n) if s != seat and s not in folded]
             in_trick = {s for s, _ in trick}
@@ -108,11 +118,56 @@ def shown_choices(obs: Observation) -> Iterator[tuple[int, str, View]]:
                 0,
                 seat,
             )
-            yield seat, act, view
-        if act == "knock":
+            yield seat, "pass" if passing else act, view, stake
+        if act == "play" and action.card is not None:
+            trick.append((seat, action.card))
+            played[seat] += 1
+            seen |= 1 << action.card
+            knocked = False
+        elif act == "knock":
             knocked = True
+            stake += 1
+            knocked_in_trick.add(seat)
         elif act == "fold":
             folded.add(seat)
+        if trick and trick_done(trick, n, folded):
+            trick_no, trick = trick_no + 1, []
+            knocked_in_trick = set()
+
+
+def knocks_made(obs: Observation) -> Iterator[tuple[int, int]]:
+    """(seat, tricks not yet decided) for every knock in the hand, shown or not."""
+    n = len(obs.players)
+    folded: set[int] = set()
+    trick: list[tuple[int, int]] = []
+    trick_no = 0
+    for action in obs.history:
+        seat, act = action.seat, action.act
+        if act == "knock":
+            yield seat, TRICKS - trick_no
+        elif act == "play" and action.card is not None:
+            trick.append((seat, action.card))
+        elif act == "fold":
+            folded.add(seat)
+        if trick and trick_done(trick, n, folded):
+            trick_no, trick = trick_no + 1, []
+
+
+def shown_seats(obs: Observation) -> set[int]:
+    """The seats whose every card a hand played to its last trick showed."""
+    if not obs.complete or obs.slate or len(obs.tricks) != TRICKS or obs.tricks[-1][2] is None:
+        return set()
+    count = [0] * len(obs.players)
+    for _, plays, _ in obs.tricks:
+        for seat, _ in plays:
+            count[seat] += 1
+    return {seat for seat, cards in enumerate(count) if cards == TRICKS}
+
+
+def trick_done(trick: list[tuple[int, int]], n: int, folded: set[int]) -> bool:
+    """Every player still in has played to the trick (a fold may be what completes it)."""
+    in_trick = {s for s, _ in trick}
+    return all(s in in_trick for s in range(n) if s not in folded)
 
 
 def _turn_at_start(obs: Observation, trick_no: int, folded: set[int]) -> int:

@@ -17,12 +17,14 @@ from games.engine import Hand
 from games.engine.actions import FOLD, KNOCK, PLAY, STAY
 
 from .judge import ALL, TRICKS, View, choose_card, mask_of, win_chance
+from .model import CLASSES, strength
 from .reads import knock_is_sure, stay_is_high
 from .simple import knock_threshold, stay_is_better
 
-# "high": stays only on a high card; "line": knocks only on a sure last trick (`reads`).
-Answering = Literal["judge", "fold", "stay", "high"]
-Knocking = Literal["judge", "always", "never", "line"]
+# "high": stays only on a high card; "line": knocks only on a sure last trick (`reads`);
+# "model": by her model's chances for the strength of her cards (`model`).
+Answering = Literal["judge", "fold", "stay", "high", "model"]
+Knocking = Literal["judge", "always", "never", "line", "model"]
 # Knocks a playout allows before it stops them: long knock wars are rare and slow to play out.
 MAX_KNOCKS: Final = 6
 
@@ -35,6 +37,10 @@ class Style:
     # Added to a judging seat's chance before it answers: a seat seen to stay more often than
     # judging alone would is modelled as bolder (and one that folds more, as more timid).
     stay_bias: float = 0.0
+    # Her model's knock chances (early classes, then late) and stay chances (at a stake of 2,
+    # then above), for "model".
+    knock_chances: tuple[float, ...] = ()
+    stay_chances: tuple[float, ...] = ()
 
 
 def view_in(world: Hand, seat: int) -> View:
@@ -78,6 +84,10 @@ def play_out(world: Hand, styles: list[Style], rng: random.Random) -> None:
                     stay = not stay
             elif style.answers == "high":
                 stay = stay_is_high(view_in(world, seat))
+            elif style.answers == "model":
+                klass = strength(view_in(world, seat))
+                row = CLASSES if world.stake > 2 else 0
+                stay = rng.random() < style.stay_chances[row + klass]
             else:
                 stay = style.answers == "stay"
             world.apply(STAY[seat] if stay else FOLD[seat])
@@ -107,6 +117,9 @@ def play_out(world: Hand, styles: list[Style], rng: random.Random) -> None:
 def _knocks(world: Hand, seat: int, view: View, style: Style, rng: random.Random) -> bool:
     if style.knocks == "line":
         return knock_is_sure(view)
+    if style.knocks == "model":
+        row = CLASSES if view.tricks_left <= 2 else 0
+        return rng.random() < style.knock_chances[row + strength(view)]
     if style.knocks != "judge":
         return style.knocks == "always"
     if world.poverty and world.poor[seat]:

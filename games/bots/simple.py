@@ -8,7 +8,7 @@ from typing import Final
 from games.engine import Action, HouseRules, Observation
 from games.engine.cards import is_face
 
-from .base import Bot, is_due, view_of
+from .base import Bot, Habits, decided_tricks, is_due, view_of
 from .judge import (
     View,
     choose_card,
@@ -18,6 +18,7 @@ from .judge import (
     sure_winner,
     win_chance,
 )
+from .model import SEEN_ENOUGH
 
 
 def _find(obs: Observation, act: str) -> Action | None:
@@ -119,6 +120,10 @@ def knocker_credibility(bot: Bot, obs: Observation) -> float:
     habits = bot.memory.of(obs.players[obs.answer_to])
     # Knocks that held up when played out, and knocks that are rare, both mean strength.
     credibility = min(1.0, max(0.1, habits.knock_truth() + 0.6 - 0.5 * habits.knock_rate()))
+    if habits.model.seen() >= SEEN_ENOUGH:
+        # Her model: how often her knocks at this moment come from a good hand.
+        late = decided_tricks(obs) >= 2
+        credibility = 0.5 * credibility + 0.5 * habits.model.credibility(late)
     if obs.announcements.get(obs.answer_to):
         credibility = min(1.0, credibility + 0.2)
     return credibility
@@ -150,6 +155,13 @@ READ: Final = 0.5
 # How much lower Normal's knock threshold is when every player still in is read as staying
 # only on a high card: she folds anything else, so a good hand need not be a sure one.
 HIGH_STAYERS_DISCOUNT: Final = 0.1
+
+
+def _folds_weak(habits: Habits) -> bool:
+    """She is read as staying only on a high card, or her model says she folds without one."""
+    if habits.stays_on_high() >= READ:
+        return True
+    return habits.model.seen() >= SEEN_ENOUGH and habits.model.folds_without_a_top_card()
 
 
 class Normal(RuleBot):
@@ -199,9 +211,7 @@ class Normal(RuleBot):
     def _among_high_stayers(self, obs: Observation) -> bool:
         folded = set(obs.folded)
         others = [s for s in range(len(obs.players)) if s != obs.seat and s not in folded]
-        return bool(others) and all(
-            self.memory.of(obs.players[s]).stays_on_high() >= READ for s in others
-        )
+        return bool(others) and all(_folds_weak(self.memory.of(obs.players[s])) for s in others)
 
     def bluff_chance(self, obs: Observation) -> float:
         """Bluff more against players who fold a lot, and not into a table of callers."""

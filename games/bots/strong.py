@@ -23,10 +23,11 @@ from games.engine import Action, Hand, HouseRules, Observation
 
 from .base import Habits, Memory, is_due, view_of
 from .judge import win_chance
+from .model import SEEN_ENOUGH
 from .reads import PRIOR
 from .rollout import Answering, Knocking, Style, play_out
 from .simple import Normal, _answering, _find
-from .world import Knowledge, sample_world
+from .world import Knowledge, Tables, sample_world
 
 DEFAULT_BUDGET: Final = 0.2  # seconds of search per decision; keeps p95 under 300 ms
 OTHERS_WEIGHT: Final = 0.6
@@ -51,6 +52,8 @@ SURE: Final = 0.03  # the share of worlds a "sure" knock or stay may still lose
 # first to run out, so swings hurt. Each life lost in a hand costs this much more per life.
 SWING: Final = 0.15
 MIN_WORLDS: Final = 24
+# How many standard errors of its advantage over the best other choice a knock must clear.
+NOISE_Z: Final = 1.0
 MAX_WORLDS: Final = 400
 
 
@@ -119,7 +122,21 @@ class Strong(Normal):
                 knocks = "never"
             # Judging alone folds about 55% of answers at this table's usual stakes.
             bias = 0.8 * (0.55 - habits.fold_rate())
-            styles.append(Style(answers, knocks, stay_bias=bias))
+            model = habits.model
+            if model.seen() >= SEEN_ENOUGH:
+                # Seen enough of her: she plays her own model where no plain habit decides;
+                # before, she judges as Normal does.
+                answers = "model" if answers == "judge" else answers
+                knocks = "model" if knocks == "judge" else knocks
+            styles.append(
+                Style(
+                    answers,
+                    knocks,
+                    stay_bias=bias,
+                    knock_chances=model.knock_table(),
+                    stay_chances=model.stay_table(),
+                )
+            )
         return styles
 
     def search(
@@ -144,7 +161,11 @@ class Strong(Normal):
             habits = self.memory.of(names[seat])
             return habits.knocks_on_the_line(), habits.stays_on_high()
 
-        knowledge = Knowledge(obs, rules, clean_belief, knock_belief, stay_belief, reads)
+        def model(seat: int) -> Tables:
+            habits = self.memory.of(names[seat]).model
+            return habits.knock_table(), habits.stay_table()
+
+        knowledge = Knowledge(obs, rules, clean_belief, knock_belief, stay_belief, reads, model)
         styles = self.styles(obs)
         typed: dict[tuple[int, int], list[Style]] = {}
         k = len(candidates)
@@ -152,6 +173,9 @@ class Strong(Normal):
         sums = [0.0] * k
         squares = [0.0] * k
         paying = [0.0] * k
+        # Each world's weight and value per candidate, for the noise of a knock's advantage.
+        weights: list[float] = []
+        values: list[list[float]] = [[] for _ in range(k)]
         playout_rng = random.Random()
         worlds = 0
         failures = 0
@@ -175,10 +199,12 @@ class Strong(Normal):
                 play_out(branch, world_styles, playout_rng)
                 value = _value(branch, me, rules.end_condition == "first_out")
                 sums[i] += weight * value
+                values[i].append(value)
                 if branch.lost[me] > 0:
                     paying[i] += weight
                 squares[i] += weight * value * value
             total_w += weight
+            weights.append(weight)
             worlds += 1
             if time.perf_counter() >= deadline:
                 break
@@ -195,6 +221,14 @@ class Strong(Normal):
             else 0.0
             for i, c in enumerate(candidates)
         ]
+        knocks = [i for i, c in enumerate(candidates) if c is not None and c.act == "knock"]
+        if knocks and len(knocks) < k:
+            # A knock must beat the best other choice by more than the noise of the few worlds
+            # a short budget allows: a knock that only looks better by chance costs lives.
+            others = [i for i in range(k) if i not in knocks]
+            base = max(others, key=lambda i: sums[i] - margins[i])
+            for i in knocks:
+                margins[i] += NOISE_Z * _paired_error(weights, values[i], values[base]) * total_w
         best = max(range(k), key=lambda i: sums[i] - margins[i])
         return candidates[best]
 
@@ -213,9 +247,9 @@ def _with_habits(styles: list[Style], line: int, high: int) -> list[Style]:
         return styles
     result = []
     for s, style in enumerate(styles):
-        if line >> s & 1 and style.knocks == "judge":
+        if line >> s & 1 and style.knocks in ("judge", "model"):
             style = dataclasses.replace(style, knocks="line")
-        if high >> s & 1 and style.answers == "judge":
+        if high >> s & 1 and style.answers in ("judge", "model"):
             style = dataclasses.replace(style, answers="high")
         result.append(style)
     return result
@@ -243,11 +277,11 @@ def decision_margin(
         judging = sum(
             1.0 - _beyond_prior(memory.of(obs.players[s]).stays_on_high())
             for s in others
-            if styles[s].answers == "judge"
+            if styles[s].answers in ("judge", "model")
         )
         return knock_margin(obs.stake) * judging / max(1, len(others))
     if candidate.act == "stay" and obs.answer_to is not None:
-        if styles[obs.answer_to].knocks != "judge":
+        if styles[obs.answer_to].knocks not in ("judge", "model"):
             return 0.0
         return STAY_MARGIN * _knock_belief(memory.of(obs.players[obs.answer_to]))
     return 0.0
@@ -269,6 +303,19 @@ def _value(world: Hand, me: int, first_out: bool) -> float:
     elif first_out and any(world.lives[s] == 0 and lost[s] > 0 for s in range(n) if s != me):
         value += OTHER_OUT_BONUS
     return value
+
+
+def _paired_error(weights: list[float], first: list[float], second: list[float]) -> float:
+    """The standard error of the weighted mean difference between two candidates' values over
+    the same worlds."""
+    total = sum(weights)
+    if total <= 0.0:
+        return 0.0
+    diffs = [a - b for a, b in zip(first, second, strict=True)]
+    mean = sum(w * d for w, d in zip(weights, diffs, strict=True)) / total
+    spread = sum(w * (d - mean) ** 2 for w, d in zip(weights, diffs, strict=True)) / total
+    effective = total * total / sum(w * w for w in weights)
+    return math.sqrt(spread / max(1.0, effective))
 
 
 def _settled(sums: list[float], squares: list[float], total: float) -> bool:

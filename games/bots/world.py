@@ -26,7 +26,8 @@ from typing import Final, NamedTuple
 from games.engine import Hand, HouseRules, IllegalAction, Observation
 
 from .judge import ALL, JACKS, SUIT_BITS, TENS, mask_of
-from .reads import SLIP, knock_is_sure, stay_is_high
+from .model import CLASSES, strength
+from .reads import SLIP, knock_is_sure, stay_is_high, trick_done
 from .rollout import view_in
 
 CARDS: Final = 4
@@ -47,6 +48,12 @@ def _bits(mask: int) -> list[int]:
 Telling = tuple[int, int, str, float]
 # A player's read habits as beliefs: (knocks on the line, stays only on a high card).
 Reads = Callable[[int], tuple[float, float]]
+# A player's model (`model.Model`): her knock chances (early classes, then late) and her stay
+# chances (at a stake of 2, then above), by strength class.
+Tables = tuple[tuple[float, ...], tuple[float, ...]]
+# A choice another seat made that her model prices: (seat, act, stake): act "knock", "pass"
+# (a card played without a knock in that trick before it), "stay" or "fold".
+Choice = tuple[int, str, int]
 
 
 class Sample(NamedTuple):
@@ -69,6 +76,7 @@ class Knowledge:
         knock_belief: Callable[[int], float] | None = None,
         stay_belief: Callable[[int], float] | None = None,
         reads: Reads | None = None,
+        models: Callable[[int], Tables | None] | None = None,
     ) -> None:
         me = obs.seat
         assert me is not None and obs.hand is not None
@@ -139,7 +147,50 @@ class Knowledge:
         ]
         self.clean_belief = clean_belief
         self.reads = [reads(s) if reads is not None and s != me else (0.0, 0.0) for s in range(n)]
+        self.tables: list[Tables | None] = [
+            models(s) if models is not None and s != me else None for s in range(n)
+        ]
+        self.choices = self._choices()
+        if models is not None:
+            # The model prices every knock, stay and fold; the beliefs only type the worlds.
+            knock_belief = stay_belief = None
         self.telling = self._telling(knock_belief, stay_belief)
+
+    def _choices(self) -> dict[int, Choice]:
+        """Each modelled seat's choices so far in the hand, by history index."""
+        choices: dict[int, Choice] = {}
+        tables = self.tables
+        if not any(tables):
+            return choices
+        knocked = self.obs.poverty
+        stake = 2 if knocked else 1
+        knocked_in_trick: set[int] = set()
+        trick: list[tuple[int, int]] = []
+        folded: set[int] = set()
+        n = self.n
+        for i, action in enumerate(self.obs.history):
+            seat, act = action.seat, action.act
+            modelled = tables[seat] is not None
+            if act == "knock":
+                if modelled:
+                    choices[i] = (seat, act, stake)
+                knocked = True
+                stake += 1
+                knocked_in_trick.add(seat)
+            elif act in ("stay", "fold") and knocked:
+                if modelled:
+                    choices[i] = (seat, act, stake)
+            elif act == "play" and action.card is not None:
+                if modelled and seat not in knocked_in_trick:
+                    choices[i] = (seat, "pass", stake)
+                knocked = False
+                trick.append((seat, action.card))
+            if act == "fold":
+                folded.add(seat)
+            if trick and trick_done(trick, n, folded):
+                trick = []
+                knocked_in_trick = set()
+        return choices
 
     def _telling(
         self,
@@ -253,11 +304,20 @@ class Knowledge:
         )
         weight = 1.0
         telling = self.telling
+        choices = self.choices
+        tables = self.tables
         try:
             for i, action in enumerate(obs.history):
                 tell = telling.get(i)
                 if tell is not None:
                     weight *= _likelihood(world, tell, line, high, finals)
+                choice = choices.get(i)
+                if choice is not None:
+                    seat = choice[0]
+                    typed = (line if choice[1] in ("knock", "pass") else high) >> seat & 1
+                    seat_tables = tables[seat]
+                    if not typed and seat_tables is not None:
+                        weight *= _chance(world, choice, seat_tables)
                 world.apply(action)
         except IllegalAction:
             return None
@@ -276,6 +336,19 @@ def _likelihood(world: Hand, tell: Telling, line: int, high: int, finals: list[l
     if act == "fold":
         return 1.0
     return 1.0 - belief + belief * _strength(finals[seat])
+
+
+def _chance(world: Hand, choice: Choice, tables: Tables) -> float:
+    """How likely her model makes one choice, with the cards `world` gave her then."""
+    seat, act, stake = choice
+    view = view_in(world, seat)
+    klass = strength(view)
+    if act in ("knock", "pass"):
+        late = CLASSES if view.tricks_left <= 2 else 0
+        chance = tables[0][late + klass]
+        return chance if act == "knock" else 1.0 - chance
+    chance = tables[1][(CLASSES if stake > 2 else 0) + klass]
+    return chance if act == "stay" else 1.0 - chance
 
 
 def _strength(cards: list[int]) -> float:

@@ -7,6 +7,7 @@ import random
 
 from games.bots import LEVELS, make_bot
 from games.bots.base import Bot, Habits
+from games.bots.model import CLASSES, SEEN_ENOUGH, SURE
 from games.bots.strong import Strong
 from games.bots.world import Knowledge, sample_world
 from games.engine import observe
@@ -91,4 +92,33 @@ def test_a_decision_on_read_habits_is_the_same_whatever_the_hidden_cards_are() -
             for bot in (first, second):
                 for name in obs.players:
                     bot.memory.habits[name] = Habits(hands=6, knocks=2, sure_knocks=1, high_stays=1)
+            assert first.decide(obs, rules) == second.decide(twin, rules)
+
+
+def _modelled() -> Habits:
+    """A player seen enough for her model to be acted on: she knocked on good hands and some
+    weak ones, stayed on a top card and folded a few times."""
+    habits = Habits(hands=8, knocks=3, answers=5, folds=2)
+    model = habits.model
+    for late in (0, 1):
+        for klass in range(CLASSES):
+            model.chances[late][klass] = 3
+        model.knocks[late][SURE] = 2
+        model.knocks[late][1] = 1
+    model.stays[0][4] = 2
+    model.folds[0] = 2
+    model.unshown_knocks[1] = 1
+    assert model.seen() >= SEEN_ENOUGH
+    return habits
+
+
+def test_a_decision_by_the_opponent_model_is_the_same_whatever_the_hidden_cards_are() -> None:
+    """The same with every player modelled from shown hands: the worlds are weighed by her
+    model and she plays it in the playouts, and still no hidden card decides."""
+    for number, rules, obs, twin in _twins(40, 5):
+        for level in ("normal", "strong"):
+            first, second = _same_bot_twice(level, number)
+            for bot in (first, second):
+                for name in obs.players:
+                    bot.memory.habits[name] = _modelled()
             assert first.decide(obs, rules) == second.decide(twin, rules)

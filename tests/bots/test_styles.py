@@ -1,13 +1,16 @@
-"""The two benchmark styles (docs/bots.md) do what defines them: the lijntoeper knocks only on a
+"""The benchmark styles (docs/bots.md) do what defines them: the lijntoeper knocks only on a
 sure last trick and folds without a high card; the knocker knocks at every low stake and folds
-only at a high one."""
+only at a high one; the battery's club styles (`styles.BATTERY`) keep their habits."""
 
 from __future__ import annotations
 
 import random
 
+import pytest
+
 from games.bots import make_bot
 from games.bots.simple import KNOCKER_HIGH_STAKE
+from games.bots.styles import BATTERY, Styled
 from games.bots.table import play_hand
 from games.engine import Action, Hand, HouseRules, observe
 from games.engine.cards import card_from_token
@@ -109,3 +112,86 @@ def test_the_knocker_stays_at_a_low_stake_and_folds_at_a_high_one() -> None:
     hand.apply(Action(1, "knock"))
     assert hand.stake == KNOCKER_HIGH_STAKE
     assert bot.decide(observe(hand, 0), TWO_SEATS) == Action(0, "fold")
+
+
+def _battery_hands(style: str, count: int) -> list[Hand]:
+    """`count` random hands under random house rules, seat 0 of `style` among Normal players."""
+    rng = random.Random(len(style))
+    hands = []
+    for index in range(count):
+        rules = random_rules(rng)
+        hand = random_hand(rng, rules, seed=7000 + index)
+        bots = [make_bot(style if s == 0 else "normal", seed=s) for s in range(hand.n)]
+        hands.append(play_hand(hand, bots))
+    return hands
+
+
+def test_the_careful_player_knocks_only_in_the_last_trick() -> None:
+    knocked = 0
+    for hand in _battery_hands("careful", 200):
+        cards = 0
+        for action in hand.actions:
+            if action.seat == 0 and action.act == "play":
+                cards += 1
+            if action.seat == 0 and action.act == "knock":
+                assert cards == 3, "the careful player knocked before the last trick"
+                knocked += 1
+    assert knocked >= 5
+
+
+def test_the_careful_player_stays_only_with_a_card_nothing_left_can_beat() -> None:
+    hand = _two_seats("JH QH KS AS", "10H 9S 8D 7C")
+    hand.apply(Action(1, "knock"))
+    assert make_bot("careful", seed=3).decide(observe(hand, 0), TWO_SEATS) == Action(0, "fold")
+    hand = _two_seats("JH QH KS 10S", "10H 9S 8D 7C")
+    hand.apply(Action(1, "knock"))
+    assert make_bot("careful", seed=3).decide(observe(hand, 0), TWO_SEATS) == Action(0, "stay")
+
+
+def test_the_caller_stays_where_the_timid_player_folds() -> None:
+    hand = _two_seats("JH QH KS 9S", "10H 10S 8D 7C")
+    hand.apply(Action(1, "knock"))
+    assert make_bot("caller", seed=1).decide(observe(hand, 0), TWO_SEATS) == Action(0, "stay")
+    assert make_bot("timid", seed=1).decide(observe(hand, 0), TWO_SEATS) == Action(0, "fold")
+
+
+def test_the_bluffer_knocks_on_a_weak_hand_now_and_then_and_the_timid_player_never() -> None:
+    # Seat 0 takes the first trick and loses the second; seat 1 leads QD to the third, and
+    # seat 0 holds only JD and JC.
+    hand = _two_seats("7H JS JD JC", "JH 7S QD QC")
+    for token in ("7H", "JH", "JS", "7S", "QD"):
+        seat = hand.turn
+        assert seat is not None
+        hand.apply(Action(seat, "play", card=card_from_token(token)))
+    obs = observe(hand, 0)
+    knock = Action(0, "knock")
+
+    def knocks(style: str) -> int:
+        return sum(
+            make_bot(style, seed=seed).decide(obs, TWO_SEATS) == knock for seed in range(100)
+        )
+
+    assert 10 <= knocks("bluffer") <= 50
+    assert knocks("timid") == 0
+    assert knocks("careful") == 0
+
+
+def test_the_mixed_player_keeps_one_habit_for_a_whole_hand() -> None:
+    bot = make_bot("mixed", seed=9)
+    assert isinstance(bot, Styled)
+    habits = set()
+    for index in range(40):
+        hand = Hand.deal(TWO_SEATS, [10, 10], dealer=index % 2, seed=index)
+        obs = observe(hand, 0)
+        bot.notice(obs)
+        first = bot.habit()
+        assert all(bot.habit() is first for _ in range(5))
+        habits.add(first)
+    assert habits == {habit for habit, _ in BATTERY["mixed"]}
+
+
+def test_an_unknown_style_is_refused() -> None:
+    with pytest.raises(ValueError, match="unknown bot level"):
+        make_bot("sneaky")
+    with pytest.raises(ValueError, match="unknown style"):
+        Styled("sneaky")
