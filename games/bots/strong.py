@@ -206,7 +206,9 @@ class Strong(Normal):
             total_w += weight
             weights.append(weight)
             worlds += 1
-            if time.perf_counter() >= deadline:
+            now = time.perf_counter()
+            # Stop before a world that would likely end past the budget (the mean world so far).
+            if now + (now - start) / worlds >= deadline:
                 break
             if worlds >= MIN_WORLDS and worlds % 8 == 0 and _settled(sums, squares, total_w):
                 break

@@ -181,7 +181,7 @@ def test_the_mixed_player_keeps_one_habit_for_a_whole_hand() -> None:
     assert isinstance(bot, Styled)
     habits = set()
     for index in range(40):
-        hand = Hand.deal(TWO_SEATS, [10, 10], dealer=index % 2, seed=index)
+        hand = Hand.deal(TWO_SEATS, [10, 2 + index % 8], dealer=index % 2, seed=index)
         obs = observe(hand, 0)
         bot.notice(obs)
         first = bot.habit()
