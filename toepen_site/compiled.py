@@ -56,6 +56,7 @@ MODULES = (
     "games/bots/judge.py",
     "games/bots/reads.py",
     "games/bots/world.py",
+    "games/bots/model.py",
     "games/services/state.py",
 )
 

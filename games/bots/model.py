@@ -54,8 +54,8 @@ def strength(view: View) -> int:
 # Players in general: Normal and Easy at tables of both, over 400 rubbers (about 3,700 hands),
 # rounded up where the classes were rarely seen, so no class is ruled out before she is seen.
 PRIOR_KNOCK: Final = (
-    (0.01, 0.01, 0.01, 0.01, 0.04, 0.35, 0.2),
-    (0.03, 0.01, 0.12, 0.03, 0.03, 0.35, 0.25),
+    (0.01, 0.01, 0.01, 0.01, 0.04, 0.5, 0.3),
+    (0.03, 0.01, 0.13, 0.04, 0.04, 0.43, 0.4),
 )
 # Chance of a stay when knocked at, by class; at a stake of 2, and above it.
 PRIOR_STAY: Final = (
@@ -69,8 +69,8 @@ ANSWER_BASE: Final = (
 )
 # How often a player at a knock chance holds each class, early and late (the same hands).
 CHANCE_BASE: Final = (
-    (0.175, 0.261, 0.067, 0.075, 0.268, 0.146, 0.008),
-    (0.332, 0.109, 0.113, 0.237, 0.038, 0.052, 0.118),
+    (0.185, 0.275, 0.069, 0.079, 0.273, 0.116, 0.003),
+    (0.381, 0.126, 0.123, 0.23, 0.028, 0.049, 0.064),
 )
 # How many of her own choices weigh as much as the prior, per class.
 PRIOR_WEIGHT: Final = 3.0

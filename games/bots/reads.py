@@ -69,7 +69,7 @@ def shown_moments(obs: Observation) -> Iterator[tuple[int, str, View, int]]:
     """For a hand played to its last trick: (seat, act, the view she had then, the stake) for
     every choice of a player whose cards were all shown: "knock", "stay" (answering a knock,
     at the stake she answered) and "pass" (she played a card to a trick without knocking in
-    it before her card: a knock chance let go)."""
+    it before her card: a knock chance let go, unless she made the last knock)."""
     if not obs.complete or obs.slate or len(obs.tricks) != TRICKS or obs.tricks[-1][2] is None:
         return
     n = len(obs.players)
@@ -93,10 +93,12 @@ def shown_moments(obs: Observation) -> Iterator[tuple[int, str, View, int]]:
     knocked = obs.poverty
     stake = 2 if obs.poverty else 1
     knocked_in_trick: set[int] = set()
+    last_knocker = -1
     for i, action in enumerate(history):
         seat, act = action.seat, action.act
         telling = act == "knock" or (act == "stay" and knocked)
-        passing = act == "play" and seat not in knocked_in_trick
+        # No chance let go by the last to knock: she may not knock again until another has.
+        passing = act == "play" and seat not in knocked_in_trick and seat != last_knocker
         if (
             (telling or passing)
             and seat in shown
@@ -128,6 +130,7 @@ def shown_moments(obs: Observation) -> Iterator[tuple[int, str, View, int]]:
             knocked = True
             stake += 1
             knocked_in_trick.add(seat)
+            last_knocker = seat
         elif act == "fold":
             folded.add(seat)
         if trick and trick_done(trick, n, folded):

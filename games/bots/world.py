@@ -168,6 +168,7 @@ class Knowledge:
         trick: list[tuple[int, int]] = []
         folded: set[int] = set()
         n = self.n
+        last_knocker = -1
         for i, action in enumerate(self.obs.history):
             seat, act = action.seat, action.act
             modelled = tables[seat] is not None
@@ -177,11 +178,12 @@ class Knowledge:
                 knocked = True
                 stake += 1
                 knocked_in_trick.add(seat)
+                last_knocker = seat
             elif act in ("stay", "fold") and knocked:
                 if modelled:
                     choices[i] = (seat, act, stake)
             elif act == "play" and action.card is not None:
-                if modelled and seat not in knocked_in_trick:
+                if modelled and seat not in knocked_in_trick and seat != last_knocker:
                     choices[i] = (seat, "pass", stake)
                 knocked = False
                 trick.append((seat, action.card))

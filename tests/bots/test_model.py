@@ -61,8 +61,8 @@ def test_the_model_moves_from_the_prior_towards_what_she_showed() -> None:
 
 def _recorded_hand(rng: random.Random, number: int) -> tuple[Hand, dict[int, tuple[str, object]]]:
     """A hand played out by Normal, eager and calling players, with the choice each knock,
-    stay and knock chance let go (a card played with no knock of hers in that trick before it)
-    was, and the view its seat had the moment before, by history index."""
+    stay and knock chance let go (a card played with no knock of hers in that trick before it,
+    unless she knocked last) was, and the view its seat had the moment before, by history index."""
     rules = dataclasses.replace(random_rules(rng), exchange=False, poverty="off")
     n = rng.choice((3, 4))
     hand = Hand.deal(rules, [rules.starting_lives] * n, dealer=number % n, seed=number)
@@ -91,7 +91,11 @@ def _recorded_hand(rng: random.Random, number: int) -> tuple[Hand, dict[int, tup
             knocked_in_trick.add(action.seat)
         elif action.act == "stay":
             seen[len(hand.actions)] = ("stay", view)
-        elif action.act == "play" and action.seat not in knocked_in_trick:
+        elif (
+            action.act == "play"
+            and action.seat not in knocked_in_trick
+            and action.seat != hand.last_knocker
+        ):
             seen[len(hand.actions)] = ("pass", view)
         hand.apply(action)
     return hand, seen
