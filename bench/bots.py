@@ -11,12 +11,13 @@ table to table (seat t mod 4 at table t) and the first dealer from rubber to rub
 A rubber is lost by every player who reaches 0 lives in the hand that ends it (first_out), so
 loss rates over the four seats can add up to a little over 100%.
 
-Line-ups and their targets:
+Line-ups and their targets (TARGETS):
 - strong among three normal: loses at most 15% (a fair share is 25%);
-- normal among three easy: loses at most 15%;
+- normal among three easy: loses at most 20%;
 - cautious among three strong and reckless among three strong: each loses more than 25%,
   with the whole 95% interval above 25%;
-- strong among three lijntoepers and strong among three knockers: each loses at most 15%.
+- strong among three lijntoepers, three knockers, or three of one club style of the battery
+  (games/bots/styles.py): each loses at most 15%.
 Strong's thinking time is measured on every ask while its seat is due (searches and the cheap
 answers alike) and on searches alone; the limit is 300 ms at the 95th percentile.
 
