@@ -3,7 +3,8 @@
 A committed change's state is the process's snapshot of its version (`remember`): its phones are
 rendered from it and the next change starts from a copy of it (`editable_snapshot`), with no
 query and no replay. Another process's change moves the snapshot on from its change message
-(`advance`); anything else reads the table (`load_state`, `view_state`) through store.py.
+(`advance`); anything else reads the table (`load_state`, `view_state`) through the store
+(games/services/store/reads.py).
 """
 
 from __future__ import annotations

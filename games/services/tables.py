@@ -5,9 +5,12 @@ process's snapshot of it), with no lock held: the engine and the table's own rul
 (games/engine/table.py) check it and apply it to a copy of that version, the table's fields
 move to a new version with its next deadline, and the store commits it in one transaction
 that claims the table's row at the version it was decided on. When another change came first,
-nothing is written, and the change is decided once more on the table as it is then (`_change`);
-a second loss refuses it as `busy`. The change is announced in its transaction and, once it
-commits, to this process's hub and clock (games/services/events.py).
+nothing is written, and the change is decided once more on the table as the database has it
+then. Every change is one decision, `make(state, now)`, made by one decider: `_change` reads the
+table from the database in a worker thread (a second lost race there refuses it as `busy`), and
+`_change_here` decides on the process's snapshot from the event loop, handing anything it
+cannot write to `_change`. The change is announced in its transaction and, once it commits, to
+this process's hub and clock (games/services/events.py).
 
 The rules below only read the database and change the state in memory: the rows a change adds or
 alters beside the table's (a seat, a rubber, a hand) are queued with the store's `with_*`
@@ -50,7 +53,7 @@ from games.services import events, players, store
 from games.services.access import is_admin, is_member
 from games.services.conf import pace
 from games.services.refusals import engine_message, refusal_message
-from games.services.snapshots import clone, editable_copy, editable_snapshot, kept, read_state
+from games.services.snapshots import clone, editable_copy, editable_snapshot, read_state
 from games.services.state import Holder, TableState, finish_hand, last_seen, seat_keys
 
 log = logging.getLogger(__name__)
@@ -77,22 +80,49 @@ class Busy(TableError):
 
 @dataclass(frozen=True)
 class Outcome:
+    """The table's version after a change: the new one, the one a repeated id was applied at
+    (`duplicate`), or the one it stays at when the change wrote none (`changed` False: the
+    clock found nothing due, or only noted a deadline)."""
+
     version: int
     duplicate: bool = False
+    changed: bool = True
+
+
+class Unchanged(Exception):
+    """Raised by a decision that makes no new version: nothing a phone shows changed. The
+    table's next deadline and the computer players who passed (`state.table`) are noted."""
+
+
+class NotDue(Exception):
+    """Raised by the clock's decision when nothing is due on the table as it is."""
+
+
+class InThread(Exception):
+    """Raised by a decision made on the event loop that must be made in a worker thread (a
+    computer player thinks there, and a pausing table reads the database)."""
+
+
+# A decision: the change checked against `state` and applied to it, at `now` (raising
+# TableError to refuse it, or Unchanged, NotDue or InThread).
+Make = Callable[[TableState, datetime], None]
 
 
 def _change(
     table_id: int,
-    make: Callable[[TableState, datetime], None],
+    make: Make,
     action_id: str | None = None,
     *,
-    attempts: int = 2,
+    now: datetime | None = None,
+    waits: bool = True,
 ) -> Outcome:
-    """The one way a table changes: `make` decides the change on the table as it is and applies
-    it to the state (raising TableError to refuse it), and the store writes it at the version it
-    was decided on. A change that lost the race to another is decided again on the table as
-    the other left it; after `attempts` losses it is refused as busy."""
-    for _attempt in range(attempts):
+    """The one way a table changes, in a worker thread: the table read from the database,
+    `make` decides the change on it and applies it to the state, and the store commits it at
+    the version it was decided on. A change that lost the race to another is decided again on
+    the table as the other left it; after a second loss it is refused as busy. `now`: the
+    moment it is decided at (the clock's), else the moment it is read. `waits=False`: a row
+    another transaction holds is not waited for (Busy at once)."""
+    for _attempt in range(2):
         with store.one_snapshot():
             table = store.table_row(table_id)
             if table is None:
@@ -100,27 +130,74 @@ def _change(
             if action_id is not None and (done := store.receipt(table_id, action_id)):
                 return Outcome(done, duplicate=True)
             state = editable_copy(read_state(table))
-        now = timezone.now()
-        make(state, now)
         try:
-            return Outcome(_write(state, now, action_id))
+            return _commit(state, make, now or timezone.now(), action_id, waits)
         except store.Lost:
             continue
-        except store.Held:
-            raise Busy from None
-        except store.Duplicate as duplicate:
-            return Outcome(duplicate.version, duplicate=True)
     raise Busy
 
 
-def _write(
-    state: TableState, now: datetime, action_id: str | None = None, *, waits: bool = True
-) -> int:
-    """The change `state` holds, at the table's next version, written; that version."""
+def _commit(
+    state: TableState, make: Make, now: datetime, action_id: str | None, waits: bool
+) -> Outcome:
+    """`make` decided on `state` (a copy of the table as it was read) and committed in this
+    thread. Raises Lost when the table moved on meanwhile."""
     base = state.table.version
+    try:
+        make(state, now)
+    except NotDue:
+        return Outcome(base, changed=False)
+    except Unchanged:
+        state.table.deadline_at = next_deadline(state, now)
+        store.note(state.table, base)
+        return Outcome(base, changed=False)
     next_version(state, now)
-    store.commit(state, base, now, action_id, waits=waits)
-    return state.table.version
+    try:
+        store.commit(state, base, now, action_id, waits=waits)
+    except store.Held:
+        raise Busy from None
+    except store.Duplicate as duplicate:
+        return Outcome(duplicate.version, duplicate=True)
+    return Outcome(state.table.version)
+
+
+_change_in_thread = database_sync_to_async(_change)
+
+
+async def _change_here(
+    table_id: int, make: Make, action_id: str | None = None, *, alone: bool = False
+) -> Outcome | None:
+    """The same decision from the event loop, on this process's snapshot of the table (no
+    query, no replay), committed by the store on the loop where it can (`acommit`). None when
+    it must be decided on the table as the database has it (`_change`): there is no snapshot,
+    the snapshot refused it (it may be a change behind: the database's word is told), the
+    change lost its race, or it must be made in a thread. `alone`: the loop's own writer or
+    nothing (the clock's)."""
+    state = editable_snapshot(table_id)
+    if state is None:
+        return None
+    now = timezone.now()
+    base = state.table.version
+    try:
+        make(state, now)
+    except (TableError, Unchanged, NotDue, InThread):
+        return None
+    next_version(state, now)
+    try:
+        if await store.acommit(state, base, now, action_id, alone=alone):
+            return Outcome(state.table.version)
+    except store.Duplicate as duplicate:
+        return Outcome(duplicate.version, duplicate=True)
+    return None
+
+
+async def _change_anywhere(table_id: int, make: Make, action_id: str | None = None) -> Outcome:
+    """A change from the event loop: decided on the snapshot (`_change_here`), else in a worker
+    thread on the database's version (`_change`, which decides a lost race once more)."""
+    outcome = await _change_here(table_id, make, action_id)
+    if outcome is not None:
+        return outcome
+    return await _change_in_thread(table_id, make, action_id)
 
 
 def next_version(state: TableState, now: datetime) -> None:
@@ -555,51 +632,27 @@ def _finish_hand(state: TableState, now: datetime) -> None:
 
 
 def act(
-    table_id: int,
-    holder: Holder,
-    seat: int,
-    payload: Mapping[str, Any],
-    action_id: str,
-    *,
-    attempts: int = 2,
+    table_id: int, holder: Holder, seat: int, payload: Mapping[str, Any], action_id: str
 ) -> Outcome:
     """A player's action from a phone: applied once per `action_id`, or refused with a reason."""
     check_action_id(action_id)
-
-    def make(state: TableState, now: datetime) -> None:
-        play(state, holder, seat, payload, now)
-
-    return _change(table_id, make, action_id, attempts=attempts)
+    return _change(table_id, _playing(holder, seat, payload), action_id)
 
 
 async def act_here(
     table_id: int, holder: Holder, seat: int, payload: Mapping[str, Any], action_id: str
 ) -> Outcome:
-    """`act`, from the event loop: decided on this process's snapshot of the table where it has
-    one (no query, no replay) and committed by the store (games/services/store/ chooses where). An
-    action refused on the snapshot, or that lost the race, is decided once more in a worker
-    thread on the table as the database has it: a snapshot may be a change behind."""
+    """`act`, from the event loop (the phones' websocket): decided on this process's snapshot
+    of the table where it can, else on the database's version in a worker thread."""
     check_action_id(action_id)
-    state = editable_snapshot(table_id)
-    if state is not None:
-        now = timezone.now()
-        try:
-            play(state, holder, seat, payload, now)
-        except TableError:
-            pass  # told with the database's word (and a repeated id is no refusal)
-        else:
-            base = state.table.version
-            next_version(state, now)
-            try:
-                if await store.acommit(state, base, now, action_id):
-                    return Outcome(state.table.version)
-            except store.Duplicate as duplicate:
-                return Outcome(duplicate.version, duplicate=True)
-            return await _act(table_id, holder, seat, payload, action_id, attempts=1)
-    return await _act(table_id, holder, seat, payload, action_id)
+    return await _change_anywhere(table_id, _playing(holder, seat, payload), action_id)
 
 
-_act = database_sync_to_async(act)
+def _playing(holder: Holder, seat: int, payload: Mapping[str, Any]) -> Make:
+    def make(state: TableState, now: datetime) -> None:
+        play(state, holder, seat, payload, now)
+
+    return make
 
 
 def check_action_id(action_id: Any) -> None:
@@ -784,65 +837,48 @@ def fire_deadline(table_id: int, now: datetime | None = None) -> bool:
 
     The step is planned, and a computer player thinks, on the table as it was read, with no
     lock: the change holds only if the table is still at that version when it is written
-    (else the new version has its own deadline, and the clock comes back)."""
-    now = now or timezone.now()
-    with store.one_snapshot():
-        table = store.table_row(table_id)
-        if table is None or table.deadline_at is None or table.deadline_at > now:
-            return False
-        current = read_state(table)  # this version's snapshot: planning and thinking only read
-    step = _due_step(current, now)
-    decision = None
-    if step is not None and step.kind in BOT_STEPS:
-        decision = _think(current, step)
-    state = editable_copy(current)
-    if step is None:
-        state.table.deadline_at = next_deadline(state, now)
-        store.note(state.table, table.version)
-        return False
-    try:
-        _carry_out(state, step, now, decision)
-    except _NothingChanged:
-        state.table.deadline_at = next_deadline(state, now)
-        store.note(state.table, table.version)
-        return False
-    except TableError:
-        # Should not happen (the plan and the engine agree); never spin on it: retry later.
-        log.exception("table %s: a deadline could not be carried out", table_id)
-        state = editable_copy(current)
-        state.table.deadline_at = now + timedelta(seconds=5)
-        store.note(state.table, table.version)
-        return False
-    try:
-        _write(state, now, waits=False)
-    except store.Lost:
-        return False
-    except store.Held:
-        # Another transaction holds the row: a stuck one must not stop the clock, which fires
-        # the other tables and comes back to this one.
-        raise Busy from None
-    return True
+    (else it is decided again on the new version, which has its own deadline)."""
+    return _change(table_id, _due, now=now or timezone.now(), waits=False).changed
 
 
 async def fire_here(table_id: int) -> bool:
     """`fire_deadline` from the event loop for a due deal, decided on this process's snapshot
-    of the table (no query) and committed by the store (games/services/store/ chooses where);
-    True when it was written. False when there is no snapshot, the step due is not a deal (a
-    computer player thinks, a table pauses, a laundry closes: decided on the table as the
-    database has it), or the write found the table moved on: the caller fires it in a worker
-    thread, on the database's version."""
-    current = kept(table_id)
-    now = timezone.now()
-    if current is None or current.table.deadline_at is None or current.table.deadline_at > now:
-        return False
-    step = _due_step(current, now)
-    if step is None or step.kind != "deal":
-        return False
-    state = editable_copy(current)
+    of the table (no query) and committed on the loop; True when it was written. False when
+    there is no snapshot, the step due is not a deal (a computer player thinks, a table pauses,
+    a laundry closes: decided on the table as the database has it), or the write found the
+    table moved on: the caller fires it in a worker thread, on the database's version."""
+    outcome = await _change_here(table_id, _due_deal, alone=True)
+    return outcome is not None and outcome.changed
+
+
+def _due(state: TableState, now: datetime) -> None:
+    """The clock's decision: the step due at `now` carried out (NotDue when none is due; only
+    the next deadline noted when the table waits for nothing now)."""
+    deadline = state.table.deadline_at
+    if deadline is None or deadline > now:
+        raise NotDue
+    step = _due_step(state, now)
+    if step is None:
+        raise Unchanged
+    decision = _think(state, step) if step.kind in BOT_STEPS else None
     try:
-        _carry_out(state, step, now, None)
+        _carry_out(state, step, now, decision)
+    except _NothingChanged:
+        raise Unchanged from None
     except TableError:
-        return False
-    base = state.table.version
-    next_version(state, now)
-    return await store.acommit(state, base, now, alone=True)
+        # Should not happen (the plan and the engine agree); never spin on it: retry later.
+        log.exception("table %s: a deadline could not be carried out", state.table.pk)
+        state.table.deadline_at = now + timedelta(seconds=5)
+        store.note(state.table, state.table.version)
+        raise NotDue from None
+
+
+def _due_deal(state: TableState, now: datetime) -> None:
+    """`_due` on the event loop, for a deal alone (no computer player thinks on the loop)."""
+    deadline = state.table.deadline_at
+    if deadline is None or deadline > now:
+        raise NotDue
+    step = _due_step(state, now)
+    if step is None or step.kind != "deal":
+        raise InThread
+    _carry_out(state, step, now, None)

@@ -39,6 +39,7 @@ __all__ = [
     "test_a_deal_the_clock_fires_is_decided_on_the_snapshot",
     "test_a_phone_action_is_decided_on_the_snapshot_and_moves_it_on",
     "test_a_phone_action_is_written_on_the_loop_and_every_phone_sees_it_with_no_field_made",
+    "test_a_phone_action_that_loses_a_race_on_the_loop_and_one_in_a_thread_is_written",
     "test_a_refusal_on_the_snapshot_is_told_with_the_databases_word",
     "test_a_used_action_id_writes_nothing_and_is_told_as_a_repeat",
     "test_changes_of_several_tables_at_once_are_each_told_their_own_outcome",
@@ -180,6 +181,33 @@ async def test_a_change_decided_on_a_version_the_table_has_left_writes_nothing(
     # The phone's action is not lost: decided again on the version the database has.
     outcome = await tables.act_here(table.pk, who, seat, payload, "late")
     assert outcome.version == before["table"]["version"] + 1 and not outcome.duplicate
+
+
+async def test_a_phone_action_that_loses_a_race_on_the_loop_and_one_in_a_thread_is_written(
+    klaver: Cast, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Other processes' changes land between the decision on the snapshot and its write, and
+    again between the worker thread's read and its write: the action is decided once more on
+    the table as they left it and written, never refused as busy for one race lost in each."""
+    table = await sync_to_async(four_people_table)(klaver)
+    seat, payload = await sync_to_async(a_card)(table.pk)
+    who = people(klaver)[seat].holder
+    await snapshot(table.pk)
+    real_commit = store.commit
+    thread_bases: list[int] = []
+
+    def another_process_first(state: TableState, base: int, *args: Any, **kwargs: Any) -> None:
+        thread_bases.append(base)
+        if len(thread_bases) == 1:
+            Table.objects.filter(pk=table.pk).update(version=F("version") + 1)
+        real_commit(state, base, *args, **kwargs)
+
+    monkeypatch.setattr(store, "commit", another_process_first)
+    await sync_to_async(Table.objects.filter(pk=table.pk).update)(version=F("version") + 1)
+    outcome = await tables.act_here(table.pk, who, seat, payload, "raced")
+    assert thread_bases == [table.version + 1, table.version + 2]
+    assert outcome == tables.Outcome(table.version + 3)
+    assert (await sync_to_async(rows)(table.pk))["receipts"][-1]["action_id"] == "raced"
 
 
 async def test_a_used_action_id_writes_nothing_and_is_told_as_a_repeat(klaver: Cast) -> None:
