@@ -18,7 +18,11 @@ def test_the_postgresql_cases_pass(postgres: PostgresDatabase) -> None:
     env = base_env(
         DATABASE_URL=postgres.url, DATABASE_CONN_MAX_AGE="0", DATABASE_LOCK_TIMEOUT_MS="500"
     )
-    cases = ["tests/services/loop_write_cases.py", "tests/services/fault_cases.py"]
+    cases = [
+        "tests/services/loop_write_cases.py",
+        "tests/services/fault_cases.py",
+        "tests/services/every_change_cases.py",
+    ]
     try:
         out = run(
             ["-m", "pytest", "-q", "-p", "no:cacheprovider", *cases],

@@ -1,0 +1,373 @@
+"""Every kind of change a live table takes, proven one way, in the spirit of Zulip's
+`verify_action`: random legal sequences of changes (a seat taken and left, away and back,
+ready, exchange, challenge, knock, stay, fold, play, the laundry's and the answers' windows
+closing, the table's own actions, a deal, a hand's end, a rubber's end and the next rubber),
+each made once through the worker thread's decider (`tables._change`, `store.commit`) and once
+from the event loop as the phones and the clock make it (`act_here`, `fire_here`: the
+snapshot, `store.acommit` and its loop writer). After every change:
+
+- both executors wrote the same rows (the table's, its seats', rubbers', players', hands' and
+  receipts');
+- another process, which had the table as it was, moves its snapshot on by the change's notice
+  (its text, as PostgreSQL carries it) to exactly the table a fresh read gives;
+- every phone's view rendered in one pass with the others is the view rendered alone;
+- no phone is sent a card its holder may not see (tests/visibility.py).
+
+Not collected by the suite itself: tests/services/test_every_change.py runs the cases on SQLite,
+and tests/scaleout/test_loop_write_postgres.py on PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+from datetime import datetime, timedelta
+from typing import Any
+
+import pytest
+from asgiref.sync import sync_to_async
+from django.db.models import Model
+from django.utils import timezone, translation
+
+from clubs.models import HouseRuleProfile
+from games.engine import HouseRules
+from games.engine import table as table_rules
+from games.engine.cards import token
+from games.live import notices
+from games.models import ActionReceipt, PlayedHand, Rubber, RubberPlayer, Seat, Table
+from games.services import events, snapshots, store, tables
+from games.services.snapshots import advance, load_state, remember
+from games.services.state import CHANGED_FIELDS, TableState
+from games.view.context import Shared, Viewer, render_view
+from tests.personas import Cast, Persona
+from tests.tables import KEEP_PUBLISHED, cards_in, people
+from tests.visibility import visible_to
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+__all__ = ["test_every_change_is_written_alike_announced_exactly_and_shown_only_to_its_seats"]
+
+# (seed, rules): each walk's changes come from its seed; the rules reach the windows of both
+# kinds of answers (sequential, and simultaneous with poverty) and the laundry's.
+WALKS = [
+    (1, HouseRules(starting_lives=3)),
+    (2, HouseRules(starting_lives=3, response_order="simultaneous", poverty="stake_two")),
+    (3, HouseRules(starting_lives=4, exchange_limit=2, voluntary_fold=True)),
+]
+STEPS = 150
+
+
+class Clock:
+    """The moment every part of the server reads (`timezone.now`), moved on by the walk."""
+
+    def __init__(self) -> None:
+        self.now = timezone.now().replace(microsecond=0)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch, settings: Any) -> Clock:
+    settings.TOEPEN_LAUNDRY_SECONDS = 10  # a window, so that the laundry has its changes
+    moment = Clock()
+    monkeypatch.setattr(timezone, "now", moment)
+    return moment
+
+
+def _values(rows: Any, *left_out: str) -> list[dict[str, Any]]:
+    """Rows as plain values, without their keys (two tables' rows differ by those alone)."""
+    return [{k: v for k, v in row.items() if k not in ("id", *left_out)} for row in rows.values()]
+
+
+def rows_of(table_id: int) -> dict[str, Any]:
+    """Every row a table's changes write, as values another table's would equal."""
+    table = Table.objects.values(*CHANGED_FIELDS, "deadline_at", "bots_offered").get(pk=table_id)
+    rubbers = Rubber.objects.filter(table_id=table_id).order_by("number")
+    hands = PlayedHand.objects.filter(rubber__table_id=table_id).order_by(
+        "rubber__number", "number"
+    )
+    return {
+        "table": table,
+        "seats": _values(Seat.objects.filter(table_id=table_id).order_by("index"), "table_id"),
+        "rubbers": _values(rubbers, "table_id"),
+        "players": _values(
+            RubberPlayer.objects.filter(rubber__table_id=table_id).order_by(
+                "rubber__number", "seat"
+            ),
+            "rubber_id",
+        ),
+        "hands": [
+            {**row, "rubber": number}
+            for row, number in zip(
+                _values(hands, "rubber_id"),
+                hands.values_list("rubber__number", flat=True),
+                strict=True,
+            )
+        ],
+        "receipts": _values(
+            ActionReceipt.objects.filter(table_id=table_id).order_by("version"), "table_id"
+        ),
+    }
+
+
+def facts(state: TableState) -> dict[str, Any]:
+    """What a phone's view and the next change read of a state: its table's fields, its seats,
+    its rubber and its hand."""
+
+    def fields(row: Model | None, names: tuple[str, ...]) -> tuple[Any, ...] | None:
+        return None if row is None else tuple(getattr(row, name) for name in names)
+
+    seat_fields = ("index", "name", "holder_key", "user_id", "guest_id", "bot_level", "away")
+    return {
+        "table": fields(state.table, ("version", *CHANGED_FIELDS)),
+        "seats": [
+            fields(s, (*seat_fields, "back_at_deal", "round_in_rubber")) for s in state.seats
+        ],
+        "rubber": fields(state.rubber, ("number", "lives", "dealer", "over", "winner", "losers")),
+        "hand": fields(state.hand_row, ("number", "seats", "record", "complete", "result")),
+        "hand_seats": list(state.hand_seats),
+        "actions": None if state.hand is None else [a.to_json() for a in state.hand.actions],
+    }
+
+
+def read(table_id: int) -> TableState:
+    return load_state(Table.objects.get(pk=table_id))
+
+
+def table_for(cast: Cast, rules: HouseRules) -> Table:
+    """A table of the cast's four people under `rules`, its first rubber started."""
+    profile, _ = HouseRuleProfile.objects.get_or_create(
+        club=cast.club, name=f"walk {rules.to_json()}"[:60], rules_json=rules.to_json()
+    )
+    table = tables.create_table(
+        club=cast.club, user=cast.anna.user, profile=profile, holder_key=cast.anna.holder_key
+    )
+    for index in (1, 2, 3):
+        person = people(cast)[index]
+        tables.take_seat(table.pk, index, person.holder, person.name)
+    tables.start_rubber(table.pk, cast.anna.user)
+    return Table.objects.get(pk=table.pk)
+
+
+def choices(state: TableState, now: datetime) -> list[tuple[Any, ...]]:
+    """Every change the table takes now: the people's, and the clock's when a deadline waits."""
+    table, hand = state.table, state.hand
+    found: list[tuple[Any, ...]] = []
+    between = table.status in (Table.Status.WAITING, Table.Status.RUBBER_OVER)
+    if between:
+        if not any(s.is_free for s in state.seats):
+            found += [("start",)] * 8  # and the walk goes on to more hands
+        found += [("leave", s.index) for s in state.seats if s.holder_key]
+        found += [("take", s.index) for s in state.seats if s.is_free]
+    elif table.status == Table.Status.PLAYING and hand is not None and not hand.complete:
+        laundry = state.laundry_open(now)
+        for hand_seat in range(hand.n):
+            seat = state.table_seat(hand_seat)
+            for action in table_rules.allowed(hand, hand_seat, laundry):
+                payload = {k: v for k, v in action.to_json().items() if k != "seat"}
+                if "target" in payload:
+                    payload["target"] = state.table_seat(payload["target"])
+                found.append(("act", seat, {**payload, "hand": state.hand_name()}))
+            if laundry and seat not in table.laundry_ready:
+                found.append(("ready", seat))
+    if table.status != Table.Status.CLOSED:
+        for seat in state.seats:
+            if not seat.holder_key:
+                continue
+            for why in state.away_choices(seat.index):
+                found.append(("back", seat.index) if why == "back" else ("away", seat.index, why))
+        if table.paused:
+            found.append(("arrive", 0))
+    if table.deadline_at is not None and not table.paused:
+        # (A paused table's next step would close it: its players arrive instead.)
+        found += [("clock",)] * 3  # the table's own steps move a walk on
+    return found
+
+
+class Walk:
+    """One table's walk: each change chosen from what the table takes now, made by the thread's
+    decider or the loop's, with the checks of this module after it."""
+
+    def __init__(self, cast: Cast, table: Table, clock: Clock, on_the_loop: bool) -> None:
+        self.cast, self.table_id, self.clock, self.on_the_loop = cast, table.pk, clock, on_the_loop
+        self.seated: dict[int, Persona] = people(cast)
+        self.published: list[TableState] = []
+        self.kinds: set[str] = set()
+
+    def keep(
+        self, sender: Any, *, table_id: int, state: TableState | None = None, **_: Any
+    ) -> None:
+        if table_id == self.table_id and state is not None:
+            self.published.append(state)
+
+    async def step(self, rng: random.Random) -> dict[str, Any]:
+        before = await sync_to_async(read)(self.table_id)
+        options = choices(before, self.clock.now)
+        if not options:
+            return await sync_to_async(rows_of)(self.table_id)
+        change = rng.choice(options)
+        heard = rng.random() < 0.8  # else the phones are silent: the turn clock acts for them
+        self.clock.now += timedelta(seconds=1)
+        if change[0] == "clock":
+            assert before.table.deadline_at is not None
+            self.clock.now = max(self.clock.now, before.table.deadline_at)
+        if heard:
+            await sync_to_async(self.heartbeats)()
+        published = len(self.published)
+        try:
+            await self.make(before, change)
+        except tables.TableError as refused:
+            # A legal change is refused only when the table is not as it was read (never here).
+            raise AssertionError(f"{change} refused: {refused.code}") from None
+        if len(self.published) > published:
+            self.kinds.add(self.kind(before, change))
+            await sync_to_async(self.check)(before, self.published[-1])
+        return await sync_to_async(rows_of)(self.table_id)
+
+    def heartbeats(self) -> None:
+        """A heartbeat round of the hub (games/live/hub.py): every phone heard, and the
+        process's presence read back, which the snapshots' decisions see."""
+        store.mark_seen_all([(self.table_id, p.holder) for p in self.seated.values()])
+        snapshots.refresh_presence(store.presence([self.table_id]))
+
+    def kind(self, before: TableState, change: tuple[Any, ...]) -> str:
+        if change[0] == "act":
+            return str(change[2]["act"])
+        if change[0] == "clock":
+            step = tables._due_step(before, self.clock.now)
+            return f"clock: {step.kind if step is not None else 'nothing'}"
+        return str(change[0])
+
+    async def make(self, before: TableState, change: tuple[Any, ...]) -> None:
+        kind, table_id = change[0], self.table_id
+        if kind == "clock":
+            if self.on_the_loop:
+                await sync_to_async(snapshots.view_state)(table_id)
+                if await tables.fire_here(table_id):
+                    return
+            await sync_to_async(tables.fire_deadline)(table_id, self.clock.now)
+            return
+        if kind == "start":
+            await sync_to_async(tables.start_rubber)(table_id, self.cast.anna.user)
+            return
+        if kind == "take":
+            person = self.seated[change[1]]
+            await sync_to_async(tables.take_seat)(table_id, change[1], person.holder, person.name)
+            return
+        if kind == "arrive":
+            await sync_to_async(tables.arrive)(table_id, self.seated[change[1]].holder)
+            return
+        holder = self.seated[change[1]].holder
+        if kind == "act":
+            action_id = f"a{self.clock.now.timestamp():.0f}"
+            if self.on_the_loop:
+                await sync_to_async(snapshots.view_state)(table_id)
+                await tables.act_here(table_id, holder, change[1], change[2], action_id)
+            else:
+                await sync_to_async(tables.act)(table_id, holder, change[1], change[2], action_id)
+        elif kind == "ready":
+            await sync_to_async(tables.ready)(table_id, holder, change[1])
+        elif kind == "away":
+            await sync_to_async(tables.go_away)(table_id, holder, change[1], change[2])
+        elif kind == "back":
+            await sync_to_async(tables.come_back)(table_id, holder, change[1])
+        elif kind == "leave":
+            await sync_to_async(tables.leave_seat)(table_id, change[1], holder)
+        else:
+            raise AssertionError(kind)
+
+    def check(self, before: TableState, after: TableState) -> None:
+        fresh = read(self.table_id)
+        assert facts(after) == facts(fresh), "the state a change left is the table it wrote"
+        self.check_notice(before, after, fresh)
+        self.check_views(fresh)
+
+    def check_notice(self, before: TableState, after: TableState, fresh: TableState) -> None:
+        """Another process that had `before` hears the change's notice, as its text."""
+        text = events.notice(self.table_id, after.table.version, after)
+        sender = notices.SENDER
+        notices.SENDER = "another process"
+        try:
+            message = notices.heard(text, {self.table_id})
+        finally:
+            notices.SENDER = sender
+        assert message is not None and message["version"] == fresh.table.version
+        if "change" not in message:
+            return  # a change the other processes read (a seat, a rubber): nothing to move on
+        snapshots._views.clear()
+        snapshots._played.clear()
+        remember(before)
+        moved = advance(self.table_id, [message["change"]], store.hand_row)
+        assert moved is not None, message["change"]
+        assert facts(moved) == facts(fresh), message["change"]
+        snapshots._views.clear()
+        snapshots._played.clear()
+
+    def check_views(self, state: TableState) -> None:
+        """Each phone's view, rendered alone and with the others, and the cards it shows."""
+        hand = state.hand
+        viewers = [Viewer(seats=(seat,), active=seat) for seat in range(len(state.seats))]
+        viewers.append(Viewer())
+        shared = Shared()
+        for viewer in viewers:
+            for language in ("nl", "en"):
+                with translation.override(language):
+                    alone = render_view(state, viewer)
+                    together = render_view(state, viewer, shared=shared)
+                assert together == alone, (viewer, language)
+            if hand is None:
+                continue
+            hand_seat = state.hand_seat(viewer.seats[0]) if viewer.seats else None
+            allowed = {token(card) for card in visible_to(hand, hand_seat)}
+            assert cards_in(alone) <= allowed, (viewer, cards_in(alone) - allowed)
+
+
+async def walk(cast: Cast, clock: Clock, seed: int, rules: HouseRules, on_the_loop: bool) -> Any:
+    """The walk of `seed` on a new table: the rows after each change, and the kinds made."""
+    start = clock.now
+
+    def deals() -> random.Random:
+        # A deal's draws come from the walk's seed and the moment: the same in both walks, and
+        # the same for a deal decided twice (on the snapshot, then in a worker thread).
+        return random.Random(f"{seed} {clock.now.isoformat()}")
+
+    patch = pytest.MonkeyPatch()
+    patch.setattr(secrets, "randbits", lambda bits: deals().getrandbits(bits))
+    patch.setattr(secrets, "randbelow", lambda n: deals().randrange(n))
+    patch.setattr(random.SystemRandom, "randrange", lambda _, n: deals().randrange(n))
+    try:
+        table = await sync_to_async(table_for)(cast, rules)
+        table_walk = Walk(cast, table, clock, on_the_loop)
+        events.table_changed.connect(table_walk.keep, weak=False, dispatch_uid=KEEP_PUBLISHED)
+        rng = random.Random(seed)
+        after = [await table_walk.step(rng) for _ in range(STEPS)]
+    finally:
+        events.table_changed.disconnect(dispatch_uid=KEEP_PUBLISHED)
+        patch.undo()
+        clock.now = start
+    return after, table_walk.kinds
+
+
+def first_difference(a: Any, b: Any, path: str = "") -> str:
+    """Where two rows' values first differ, and how."""
+    if isinstance(a, dict) and isinstance(b, dict) and a.keys() == b.keys():
+        for key in a:
+            if a[key] != b[key]:
+                return first_difference(a[key], b[key], f"{path}/{key}")
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for index, (x, y) in enumerate(zip(a, b, strict=True)):
+            if x != y:
+                return first_difference(x, y, f"{path}/{index}")
+    return f"{path}: {a!r} != {b!r}"
+
+
+@pytest.mark.parametrize(("seed", "rules"), WALKS)
+async def test_every_change_is_written_alike_announced_exactly_and_shown_only_to_its_seats(
+    klaver: Cast, clock: Clock, seed: int, rules: HouseRules
+) -> None:
+    in_threads, kinds = await walk(klaver, clock, seed, rules, on_the_loop=False)
+    on_the_loop, _ = await walk(klaver, clock, seed, rules, on_the_loop=True)
+    for step, (thread_rows, loop_rows) in enumerate(zip(in_threads, on_the_loop, strict=True)):
+        assert thread_rows == loop_rows, (step, first_difference(thread_rows, loop_rows))
+    assert {"play", "clock: deal", "clock: auto", "away", "back"} <= kinds, kinds
