@@ -38,7 +38,8 @@ from games.models import ActionReceipt, PlayedHand, Rubber, RubberPlayer, Seat, 
 from games.services import events, snapshots, store, tables
 from games.services.snapshots import advance, load_state, remember
 from games.services.state import CHANGED_FIELDS, TableState
-from games.view.context import Shared, Viewer, render_view
+from games.view.context import Viewer, render_view
+from games.view.parts import Shared
 from tests.personas import Cast, Persona
 from tests.tables import KEEP_PUBLISHED, cards_in, people
 from tests.visibility import visible_to
