@@ -2,7 +2,7 @@
 
 `TableState` is one version of a table: its rows (the table, seats, rubber, hand) and the
 engine's hand replayed from the record. snapshots.py reads and keeps them per process;
-tables.py changes a copy and store.py writes it."""
+tables.py changes a copy and the store (games/services/store/) commits it."""
 
 from __future__ import annotations
 
@@ -134,20 +134,20 @@ class TableState:
     # the hand's actions were there then; None once it does more than add actions to the hand
     # (a deal, the end of a hand), or for a state read from the database.
     base: tuple[int, int] | None = None
-    # The hand's record has new actions that are not written yet (store.py writes them
+    # The hand's record has new actions that are not written yet (the store writes them
     # with the table's row).
     record_changed: bool = False
     # The change's other rows (seats, a new rubber or hand, a rubber's end), written in the
     # change's transaction once the table's row is claimed at the version it was read at.
     later: list[Callable[[], None]] = field(default_factory=list)
     # Rows beside the table's that plain statements write (the end of a hand, a new hand): each
-    # makes its statements for the connection that writes the change (store.py), so the event
+    # makes its statements for the connection that writes the change (the store), so the event
     # loop's writers send them too, and a hand's end or a deal needs no trip to a worker thread.
     statements: list[Callable[[Any], list[Statement]]] = field(default_factory=list)
     # A new hand dealt from the version this was (the rubber unchanged): another process takes
     # the table's fields from the change message and reads only the new hand's row.
     dealt_from: int | None = None
-    # The id of the phone's action this change takes (store.py writes its receipt): the views
+    # The id of the phone's action this change takes (the store writes its receipt): the views
     # rendered from this state tell the phone that sent it (games/live/consumers.py).
     taken: str | None = None
     # What the state has worked out once and keeps (`rules`, `_clock_seats`).
@@ -360,7 +360,7 @@ def finish_hand(state: TableState, now: datetime) -> Any:
     return outcome
 
 
-# The table's fields a change writes (games/services/store.py), as a change message carries them.
+# The table's fields a change writes (games/services/store/), as a change message carries them.
 CHANGED_FIELDS = (
     "version",
     "changed_at",
