@@ -36,6 +36,28 @@ from nights.replay import Unreplayable, step_view
 
 require_form_methods = require_http_methods(["GET", "POST"])
 
+# A whole number as the URLs' `<int:...>` reads one: ASCII digits only (`str.isdigit` takes "²"
+# and "①", which `int` then refuses) and at most 18 of them (a database's bigint; SQLite cannot
+# even be asked about a larger one).
+_WHOLE_NUMBER = re.compile(r"[0-9]{1,18}")
+
+
+def _whole_number(raw: str) -> int | None:
+    """An id or a number from a query string or a form; None for anything else."""
+    return int(raw) if _WHOLE_NUMBER.fullmatch(raw) else None
+
+
+def _number_from_url(request: HttpRequest, name: str) -> int | None:
+    """The query string's number `name`, None without one; a page not found when it is not a
+    whole number, as for a path whose id is not one."""
+    raw = request.GET.get(name)
+    if not raw:
+        return None
+    number = _whole_number(raw)
+    if number is None:
+        raise Http404
+    return number
+
 
 def _night(club: Club, pk: int) -> Night:
     return get_object_or_404(Night.objects.select_related("club"), club=club, pk=pk)
@@ -168,7 +190,7 @@ def round_paid(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     night = _night(club, pk)
     undo = "unpaid" in request.POST
     raw = request.POST.get("unpaid" if undo else "round", "")
-    round_id = int(raw) if raw.isdigit() and len(raw) < 12 else None
+    round_id = _whole_number(raw)
     try:
         if undo:
             services.untick_round(night, round_id, me)
@@ -369,13 +391,13 @@ def _hand(request: HttpRequest, slug: str, pk: int) -> tuple[Club, Membership | 
 @require_GET
 def hands(request: HttpRequest, slug: str) -> HttpResponse:
     club, me = _viewer(request, slug)
-    rubber = request.GET.get("rubber", "")
+    rubber = _number_from_url(request, "rubber")
     if me is None:
         shown = reads.guest_hands(club, request.user, get_guest(request))
-    elif rubber.isdigit():
+    elif rubber is not None:
         shown = list(
             reads.finished_hands(club)
-            .filter(rubber_id=int(rubber))
+            .filter(rubber_id=rubber)
             .select_related("rubber__table")
             .order_by("number")
         )
@@ -393,8 +415,7 @@ def hands(request: HttpRequest, slug: str) -> HttpResponse:
 @require_GET
 def hand_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     club, me, hand = _hand(request, slug, pk)
-    raw = request.GET.get("step", "0")
-    step = int(raw) if raw.isdigit() and len(raw) < 6 else 0
+    step = _number_from_url(request, "step") or 0
     try:
         view = step_view(hand.record, step)
     except Unreplayable:

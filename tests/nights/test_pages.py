@@ -443,8 +443,62 @@ def test_another_clubs_night_and_hands_are_not_found_from_this_club(klaver: Cast
     assert client.get(f"{other}players/{klaver.anna.user.pk}/").status_code == 404
     assert client.get(url(klaver, "hands/999999/")).status_code == 404
     assert client.get(url(klaver, "hands/abc/")).status_code == 404
-    assert client.get(url(klaver, f"hands/{hand.pk}/?step=-3")).status_code == 200
     assert client.get(url(klaver, f"hands/{hand.pk}/?step=99999999999")).status_code == 200
+
+
+# Not whole numbers as a URL's path reads one: digits of other scripts and superscripts (which
+# `str.isdigit` takes and `int` refuses), signs, fractions, spaces, and more digits than a
+# database's bigint holds.
+NOT_WHOLE_NUMBERS = ["\u00b2", "\u2460", "\u0663", "-3", "+1", "1.5", " 1", "1e3", "9" * 20]
+
+
+@pytest.mark.parametrize("raw", NOT_WHOLE_NUMBERS)
+def test_a_number_in_a_query_string_that_is_no_whole_number_is_not_found(
+    klaver: Cast, raw: str
+) -> None:
+    _, table = played_night(klaver, rubbers=1)
+    hand = PlayedHand.objects.filter(rubber__table=table, complete=True).first()
+    client = klaver.anna.client()
+    client.raise_request_exception = False
+    assert client.get(url(klaver, "hands/"), {"rubber": raw}).status_code == 404
+    assert client.get(url(klaver, f"hands/{hand.pk}/"), {"step": raw}).status_code == 404
+    # Read the one way, a number that is one still finds what it names.
+    shown = client.get(url(klaver, "hands/"), {"rubber": str(hand.rubber_id)})
+    assert shown.status_code == 200 and f"/hands/{hand.pk}/" in shown.content.decode()
+
+
+@pytest.mark.parametrize("raw", NOT_WHOLE_NUMBERS)
+def test_a_round_named_by_no_whole_number_is_refused_and_nothing_is_paid(
+    klaver: Cast, raw: str
+) -> None:
+    night, _ = played_night(klaver)
+    client = klaver.bram.client()
+    client.raise_request_exception = False
+    for field in ("round", "unpaid"):
+        response = client.post(
+            url(klaver, f"nights/{night.pk}/rounds/paid/"), {field: raw}, HTTP_HX_REQUEST="true"
+        )
+        assert response.status_code == 200
+        assert "There is no such round." in response.content.decode()
+    assert not Round.objects.filter(night=night, paid_at__isnull=False).exists()
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        "nights/{big}/",
+        "nights/{big}/standings.csv",
+        "seasons/{big}/",
+        "players/{big}/",
+        "hands/{big}/",
+        "hands/{big}/record.json",
+        "profiles/{big}/",
+    ],
+)
+def test_an_id_in_a_path_larger_than_any_key_is_not_found(klaver: Cast, page: str) -> None:
+    client = klaver.anna.client()
+    client.raise_request_exception = False
+    assert client.get(url(klaver, page.format(big="9" * 30))).status_code == 404
 
 
 def test_nothing_of_a_hand_under_way_reaches_any_page_or_download(klaver: Cast) -> None:
