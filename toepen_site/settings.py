@@ -254,6 +254,8 @@ ACCOUNT_RATE_LIMITS = {
 TOEPEN_CODE_GUESS_RATE = envrate("TOEPEN_CODE_GUESS_RATE", "20/10m")
 TOEPEN_JOIN_RATE = envrate("TOEPEN_JOIN_RATE", "30/m")
 TOEPEN_SOCKETS_PER_SESSION = envint("TOEPEN_SOCKETS_PER_SESSION", 20)
+# All the sockets of one client address, whatever their sessions (a pub's phones share one).
+TOEPEN_SOCKETS_PER_CLIENT = envint("TOEPEN_SOCKETS_PER_CLIENT", 100)
 # How many tables' snapshots a server process keeps (games/services/snapshots.py): the tables
 # it carries should fit, or their actions and views are read from the database again.
 TOEPEN_SNAPSHOT_TABLES = envint("TOEPEN_SNAPSHOT_TABLES", 4096)

@@ -102,11 +102,17 @@ class TableConsumer(DirectDispatch, AsyncWebsocketConsumer):
     async def connect(self) -> None:
         code = str(self.scope["url_route"]["kwargs"]["code"]).upper()
         user = self.begin()
+        if await self.guessing_codes():
+            return
         found = await database_sync_to_async(_access)(code, self.holder, user)
         if found is None:
             await self.close(code=CLOSE_NOT_FOUND)
             return
+        await throttle.give_back_for_socket(self.scope, "code")
         self.table_id, access = found
+        if not access.allowed:
+            await self.close(code=CLOSE_NOT_FOUND)
+            return
         self.seats, self.may_watch = access.seats, access.may_watch
         self.can_start, self.can_close = access.can_start, access.can_close
         await self.come_in()
@@ -127,18 +133,34 @@ class TableConsumer(DirectDispatch, AsyncWebsocketConsumer):
         self.user_id = user.pk if user is not None and user.is_authenticated else None
         return user
 
-    async def come_in(self) -> None:
-        """Join this process's hub and send the phone its view. One browser session holds a
-        bounded number of sockets (games/throttle.py): each one is a view rendered on every
-        change. Past it, the phone is told why, with 4429."""
-        self.socket_slot = await throttle.take_socket_slot(self.scope)
+    async def guessing_codes(self) -> bool:
+        """A code counts against the client's TOEPEN_CODE_GUESS_RATE as on the table pages, and
+        is given back once it finds its table: past the rate the phone is told so and closed
+        with 4429, before any table is looked up, so no code can be tried at socket speed."""
+        if await throttle.take_for_socket(self.scope, "code") is None:
+            return False
         await self.accept()
-        if self.socket_slot is None:
-            await self.send_error(
-                _("This browser has too many table pages open: close one, then reload.")
+        await self.send_error(
+            _(
+                "That was tried too often from your connection in a short time. Wait a minute, "
+                "then try again."
             )
+        )
+        await self.close(code=CLOSE_FLOOD)
+        return True
+
+    async def come_in(self) -> None:
+        """Join this process's hub and send the phone its view. One browser session, and one
+        client address, hold a bounded number of sockets (games/throttle.py): each one is a
+        view rendered on every change. Past either, the phone is told why, with 4429."""
+        try:
+            self.socket_slot = await throttle.take_socket_slot(self.scope)
+        except throttle.SocketsFull as full:
+            await self.accept()
+            await self.send_error(full.message)
             await self.close(code=CLOSE_FLOOD)
             return
+        await self.accept()
         clock.ensure_started()
         self.hub = hub.get()
         await self.hub.join(self)
@@ -402,8 +424,8 @@ def _language_from_scope(scope: dict[str, Any]) -> str:
 
 
 def _access(code: str, holder: Holder, user: Any) -> tuple[int, Access] | None:
-    """The table and what this connection may do there; None when it may not look at the
-    table at all (neither a seat holder nor a member the table lets watch)."""
+    """The table and what this connection may do there (`allowed`: whether it may look at all,
+    as a seat holder or a member the table lets watch); None when no table has that code."""
     # The row and its seats, a statement each: who may look needs no hand (a process that has
     # none of the table's yet replays it for the first view, not here) and no transaction
     # around the two (a seat taken between them is as if taken a moment later, and the hub
@@ -412,4 +434,4 @@ def _access(code: str, holder: Holder, user: Any) -> tuple[int, Access] | None:
     if table is None:
         return None
     access = table_access(TableState(table=table, seats=store.seats(table.pk)), holder, user)
-    return (table.pk, access) if access.allowed else None
+    return table.pk, access

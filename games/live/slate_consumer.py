@@ -23,6 +23,7 @@ from channels.db import database_sync_to_async
 from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 
+from games import throttle
 from games.live.consumers import (
     CLOSE_NOT_FOUND,
     TableConsumer,
@@ -42,10 +43,13 @@ class SlateConsumer(TableConsumer):
     async def connect(self) -> None:
         code = str(self.scope["url_route"]["kwargs"]["code"]).upper()
         self.user = user = self.begin()
+        if await self.guessing_codes():
+            return
         found = await database_sync_to_async(_slate_access)(code, user)
         if found is None:
             await self.close(code=CLOSE_NOT_FOUND)
             return
+        await throttle.give_back_for_socket(self.scope, "code")
         self.table_id, self.can_keep = found
         # The code is what lets a phone follow a slate: it holds no seat, watches by the code.
         self.seats, self.may_watch, self.can_start, self.can_close = (), True, False, False

@@ -12,10 +12,12 @@ from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.db.models import Field
+from django.test import Client
 
 from clubs.models import Membership
 from games.models import Table
-from games.services import store, tables
+from games.services import slate, store, tables
+from games.services.slate import SlatePlayer
 from tests.personas import Cast, Persona, guest, member
 from tests.tables import ORIGIN, Phone, aseat_people, connect, live_attrs
 from toepen_site.asgi import application
@@ -299,6 +301,103 @@ async def test_one_session_cannot_open_unlimited_sockets(klaver: Cast, settings)
     again = await connect(klaver.anna, table.code)
     await again.close()
     await second.close()
+
+
+async def dial(person: Persona, path: str, address: str) -> WebsocketCommunicator:
+    """A socket of `person`'s browser from the client address `address`, not yet connected."""
+    communicator = WebsocketCommunicator(
+        application,
+        path,
+        headers=[(b"cookie", person.cookie()), ORIGIN, (b"host", b"localhost")],
+    )
+    communicator.scope["client"] = (address, 40000)
+    return communicator
+
+
+async def refused_for(communicator: WebsocketCommunicator, words: str) -> None:
+    """Accepted only to be told why, in a frame, then closed with 4429."""
+    connected, _ = await communicator.connect(timeout=5)
+    assert connected
+    assert words in await communicator.receive_from(timeout=5)
+    closed = await communicator.receive_output(timeout=5)
+    assert closed == {"type": "websocket.close", "code": 4429}
+
+
+async def let_in(communicator: WebsocketCommunicator) -> None:
+    connected, _ = await communicator.connect(timeout=5)
+    assert connected
+    assert "-live" in await communicator.receive_from(timeout=5)
+
+
+@database_sync_to_async
+def slate_table(klaver: Cast) -> Table:
+    players = [SlatePlayer(name) for name in ("Anna", "Bram", "Cas")]
+    return slate.create_slate_table(club=klaver.club, user=klaver.anna.user, players=players)
+
+
+@pytest.mark.parametrize("door", ["slates", "tables"])
+async def test_a_socket_tries_codes_no_faster_than_a_page_may(
+    klaver: Cast, settings, door: str
+) -> None:
+    # A wrong code counts against the client's TOEPEN_CODE_GUESS_RATE at either door, as on
+    # the pages; past it even the right code is refused, from that address only.
+    settings.TOEPEN_CODE_GUESS_RATE = (3, 600)
+    table = await slate_table(klaver)
+    for wrong in ("AAAAAA", "BBBBBB", "CCCCCC"):
+        guess = await dial(klaver.eva, f"/ws/{door}/{wrong}/", "198.51.100.7")
+        connected, _ = await guess.connect(timeout=5)
+        assert not connected or (await guess.receive_output(timeout=5))["code"] == 4404
+    guesser = await dial(klaver.eva, f"/ws/slates/{table.code}/", "198.51.100.7")
+    await refused_for(guesser, "tried too often")
+    follower = await dial(klaver.eva, f"/ws/slates/{table.code}/", "198.51.100.8")
+    await let_in(follower)
+    await follower.disconnect()
+
+
+async def test_a_client_throttled_over_http_is_throttled_on_its_sockets_too(
+    klaver: Cast, settings
+) -> None:
+    settings.TOEPEN_CODE_GUESS_RATE = (3, 600)
+    table = await slate_table(klaver)
+    page = Client(REMOTE_ADDR="198.51.100.9")
+    for wrong in ("AAAAAA", "BBBBBB", "CCCCCC"):
+        assert (await database_sync_to_async(page.get)(f"/t/{wrong}/")).status_code == 404
+    assert (await database_sync_to_async(page.get)(f"/t/{table.code}/")).status_code == 429
+    await refused_for(
+        await dial(klaver.eva, f"/ws/slates/{table.code}/", "198.51.100.9"), "tried too often"
+    )
+
+
+async def test_a_code_that_finds_its_table_costs_a_socket_no_try(klaver: Cast, settings) -> None:
+    settings.TOEPEN_CODE_GUESS_RATE = (2, 600)
+    table = await slate_table(klaver)
+    for _ in range(5):
+        follower = await dial(klaver.eva, f"/ws/slates/{table.code}/", "198.51.100.10")
+        await let_in(follower)
+        await follower.disconnect()
+
+
+async def test_the_sockets_of_one_address_are_bounded_however_many_sessions_it_makes(
+    klaver: Cast, settings
+) -> None:
+    settings.TOEPEN_SOCKETS_PER_SESSION = 2
+    settings.TOEPEN_SOCKETS_PER_CLIENT = 3
+    table = await slate_table(klaver)
+    path = f"/ws/slates/{table.code}/"
+    held = []
+    for person in (klaver.anna, klaver.anna, klaver.bram):
+        held.append(await dial(person, path, "198.51.100.11"))
+        await let_in(held[-1])
+    # A fresh session from the same address is still one client too many.
+    await refused_for(await dial(klaver.cas, path, "198.51.100.11"), "from this network")
+    elsewhere = await dial(klaver.cas, path, "198.51.100.12")
+    await let_in(elsewhere)
+    # A socket closed makes room again, and a refused one held none.
+    await held.pop().disconnect()
+    held.append(await dial(klaver.cas, path, "198.51.100.11"))
+    await let_in(held[-1])
+    for communicator in (*held, elsewhere):
+        await communicator.disconnect()
 
 
 async def opens(
