@@ -15,9 +15,10 @@ which keeps one `redis.Redis` a server: redis-py's clients are safe to share bet
 
 Redis is a cache here, never the only copy of anything: the tables' changes travel without it.
 When it does not answer, the cache acts as an empty one that keeps nothing (a read misses, a
-write is dropped, a count is not found, as for a key that expired), so rate limits and socket
-slots let everyone through instead of answering 500. That is logged once, as a warning, and
-once more when Redis answers again. `ping()` alone raises: the health check asks it.
+write is dropped, a count is not found, as for a key that expired), so rate limits, sign-in
+limits and socket slots let everyone through instead of answering 500 or refusing everyone.
+That is logged once, as a warning, and once more when Redis answers again. `ping()` alone
+raises: the health check asks it.
 """
 
 from __future__ import annotations
@@ -39,9 +40,11 @@ def _not_found(*args: Any) -> Any:
 
 
 # What each of Django's cache operations gives while Redis does not answer: what it gives for a
-# key that is not there (`get` its default, `incr` the ValueError of a missing key).
+# key that is not there (`get` its default, `incr` the ValueError of a missing key, `add` True:
+# it was not there, so it is added, then dropped as every write is). allauth takes its rate
+# limits' lock with `add`: a False there would refuse every sign-in.
 _WHEN_DOWN: dict[str, Callable[..., Any]] = {
-    "add": lambda *args: False,
+    "add": lambda *args: True,
     "get": lambda key, default: default,
     "set": lambda *args: None,
     "touch": lambda *args: False,

@@ -145,8 +145,9 @@ _ENGINE = DATABASES["default"]["ENGINE"]
 # connections then grow with the requests until it refuses everyone. PostgreSQL goes through
 # Django's connection pool instead (psycopg_pool): a request or a socket's database call borrows
 # a connection and gives it back, and a process holds at most DATABASE_POOL_SIZE of them (beside
-# the live core's two of its own, games/services/store.py). On SQLite a connection is a file
-# handle, opened without a round trip: each server process keeps its own.
+# the live core's two of its own, games/services/store/). On SQLite a connection is an open
+# file, no server's slot, and opening one costs milliseconds (Django registers its SQL functions
+# on each): the server's threads keep theirs (a hundred or so, however many requests).
 DATABASE_POOL_SIZE = envint("DATABASE_POOL_SIZE", 8 if _ENGINE.endswith("postgresql") else 0)
 if DATABASE_POOL_SIZE < 0:
     raise ImproperlyConfigured("DATABASE_POOL_SIZE must be 0 (no pool) or more")

@@ -104,6 +104,11 @@ def test_with_redis_stopped_nothing_answers_500_and_the_health_check_says_why(
         stranger = Browser(port=server.port)
         assert stranger.get("/play/?code=ZZZZZZ").status == 200
         assert stranger.get("/t/ZZZZZZ/").status == 404
+        # A failed sign-in (its limits count in the cache too) is told so, not a 500.
+        signin = stranger.post_form(
+            "/accounts/login/", "/accounts/login/", {"login": "nobody", "password": "wrong"}
+        )
+        assert signin.status == 200 and "errorlist" in signin.body, signin.body[:300]
         # A phone that dropped comes back: its handshake takes no counted slot, and it is
         # sent its view.
         asyncio.run(_a_phone_connects(code, phone, server.port))
