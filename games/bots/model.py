@@ -50,25 +50,27 @@ def strength(view: View) -> int:
     return 0 if chance < 0.25 else 1 if chance < 0.5 else 2
 
 
+# The tables are plain module constants: compiled, a Final tuple of tuples of floats is never
+# set.
 # Chance of a knock at a knock chance, by class; early (three or four tricks to go) and late.
 # Players in general: Normal and Easy at tables of both, over 400 rubbers (about 3,700 hands),
 # rounded up where the classes were rarely seen, so no class is ruled out before she is seen.
-PRIOR_KNOCK: Final = (
+PRIOR_KNOCK: tuple[tuple[float, ...], ...] = (
     (0.01, 0.01, 0.01, 0.01, 0.04, 0.5, 0.3),
     (0.03, 0.01, 0.13, 0.04, 0.04, 0.43, 0.4),
 )
 # Chance of a stay when knocked at, by class; at a stake of 2, and above it.
-PRIOR_STAY: Final = (
+PRIOR_STAY: tuple[tuple[float, ...], ...] = (
     (0.2, 0.33, 0.35, 0.4, 0.47, 0.6, 0.9),
     (0.12, 0.1, 0.4, 0.7, 0.45, 0.8, 0.9),
 )
 # How often a player answering a knock holds each class, at a stake of 2 and above it.
-ANSWER_BASE: Final = (
+ANSWER_BASE: tuple[tuple[float, ...], ...] = (
     (0.35, 0.25, 0.12, 0.12, 0.11, 0.05, 0.01),
     (0.11, 0.13, 0.03, 0.25, 0.05, 0.28, 0.15),
 )
 # How often a player at a knock chance holds each class, early and late (the same hands).
-CHANCE_BASE: Final = (
+CHANCE_BASE: tuple[tuple[float, ...], ...] = (
     (0.185, 0.275, 0.069, 0.079, 0.273, 0.116, 0.003),
     (0.381, 0.126, 0.123, 0.23, 0.028, 0.049, 0.064),
 )
