@@ -26,6 +26,7 @@ every seat.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -130,7 +131,7 @@ class Model:
         extra = 0.0
         if unshown:
             shape = PRIOR_KNOCK[late]
-            total = sum(knocks) + sum(shape)
+            total = sum(knocks) + math.fsum(shape)
             extra = unshown * (knocks[klass] + shape[klass]) / total
         seen = self.chances[late][klass] + extra
         return _bounded((knocks[klass] + extra + PRIOR_WEIGHT * prior) / (seen + PRIOR_WEIGHT))
@@ -160,7 +161,7 @@ class Model:
         at a knock chance holds each class: near 1 for one who knocks only when strong."""
         base = CHANCE_BASE[late]
         weighed = [self.knock(late, k) * base[k] for k in range(CLASSES)]
-        return sum(weighed[2:]) / sum(weighed)
+        return math.fsum(weighed[2:]) / math.fsum(weighed)
 
     def folds_without_a_top_card(self) -> bool:
         """She is seen to fold to a first knock unless she holds a card that tops its suit."""
