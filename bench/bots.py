@@ -19,7 +19,7 @@ Line-ups and their targets (TARGETS):
 - strong among three lijntoepers, three knockers, or three of one club style of the battery
   (games/bots/styles.py): each loses at most 15%.
 Strong's thinking time is measured on every ask while its seat is due (searches and the cheap
-answers alike) and on searches alone; the limit is 300 ms at the 95th percentile.
+answers alike) and on searches alone; the 95th percentile of both must stay under the budget.
 
 The last line printed is one JSON object holding every figure.
 """
@@ -198,7 +198,8 @@ def main() -> None:
         "search_p95_ms": ms(all_searches, 0.95),
         "search_p99_ms": ms(all_searches, 0.99),
         "search_max_ms": ms(all_searches, 1.0),
-        "p95_target_met": (ms(all_asks, 0.95) or 0.0) <= 300.0,
+        "p95_target_met": max(ms(all_asks, 0.95) or 0.0, ms(all_searches, 0.95) or 0.0)
+        <= 1000 * args.budget,
     }
     print(
         json.dumps(
