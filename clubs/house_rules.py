@@ -142,8 +142,8 @@ FIELD_TEXT: dict[str, FieldText] = {
         gettext_lazy("A break and buying a round"),
         gettext_lazy(
             "Whether a player may step away: on a break at any moment (the table plays for "
-            "her, folding on a knock), or buying a round between hands, once a rubber (she "
-            "loses no lives in the hands dealt while she is away)."
+            "her, folding on a knock), or buying a round between hands, once a rubber (the "
+            "table plays the next hand for her and she loses no lives in it)."
         ),
         YES_NO,
     ),

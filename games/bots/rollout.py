@@ -90,6 +90,10 @@ def play_out(world: Hand, styles: list[Style], rng: random.Random) -> None:
                 stay = rng.random() < style.stay_chances[row + klass]
             else:
                 stay = style.answers == "stay"
+            if world.immune[seat]:
+                # Buying the round (rules.md 3.8): the table answers for her, and folds.
+                world.apply(FOLD[seat].as_auto())
+                continue
             world.apply(STAY[seat] if stay else FOLD[seat])
             continue
         turn = world.turn
@@ -111,7 +115,9 @@ def play_out(world: Hand, styles: list[Style], rng: random.Random) -> None:
         if current is not None and current.plays:
             suit = current.plays[0][1] >> 3
             playable = [card for card in hand if card >> 3 == suit] or hand
-        world.apply(PLAY[seat][choose_card(view, playable)])
+        card = PLAY[seat][choose_card(view, playable)]
+        # The table plays for a player buying the round (rules.md 3.8): none of her own.
+        world.apply(card.as_auto() if world.immune[seat] else card)
 
 
 def _knocks(world: Hand, seat: int, view: View, style: Style, rng: random.Random) -> bool:

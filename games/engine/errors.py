@@ -19,6 +19,7 @@ ErrorCode = Literal[
     "cannot_challenge",
     "cannot_announce",
     "cannot_end",
+    "immune",
 ]
 
 ERROR_CODES: Final[frozenset[str]] = frozenset(ErrorCode.__args__)  # type: ignore[attr-defined]

@@ -432,7 +432,7 @@ class Hand:
         """The IllegalAction `apply` of a knock by `seat` would raise now, or None: `verify`
         for a knock without copying the hand (a live view asks it for every phone), but in
         the laundry, which the knock would end first."""
-        refusal = self._unplayable(seat)
+        refusal = self._unplayable(seat) or self._immune_problem(seat, "knock", False)
         if refusal is not None:
             return refusal
         if self.laundry:
@@ -446,6 +446,21 @@ class Hand:
         if not 0 <= seat < self.n:
             return _refuse("not_your_turn", f"there is no seat {seat} in this hand")
         return None
+
+    def _immune_problem(self, seat: int, act: str, auto: bool) -> IllegalAction | None:
+        """Why a seat buying the round (rules.md 3.8) may not take `act` (`auto`: the table's
+        for her), or None: she makes no action of her own in the hand; the table answers for
+        her and plays her cards, nothing else. Who took a slate's last trick is the players'
+        to say, of any seat."""
+        if not self.immune[seat] or act == "last_trick":
+            return None
+        if not auto:
+            return _refuse(
+                "immune", "the table plays for a player buying the round", "buying_round"
+            )
+        if act == "play" or (act in ("stay", "fold") and seat in self.awaiting):
+            return None
+        return _refuse("immune", f"the table makes no {act} for a player buying the round")
 
     def _announce_problem(self, seat: int, kind: str) -> str | None:
         if not self.rules.announcements:
@@ -503,9 +518,27 @@ class Hand:
     # -- legal actions --------------------------------------------------------------------------
 
     def legal_actions(self, seat: int) -> list[Action]:
-        """Every action `seat` may take now, in turn or not (answers and knocks included)."""
+        """Every action `seat` may take now, in turn or not (answers and knocks included).
+
+        A seat buying the round (`immune`, rules.md 3.8) makes no action of her own: hers are
+        the table's answers and cards for her, each `auto`, and on a slate who took the last
+        trick, which the players say."""
         if self.complete:
             return []
+        legal = self._legal(seat)
+        if not self.immune[seat]:
+            return legal
+        # An answer is due when staying is legal: only then is a fold the table's to make.
+        answering = STAY[seat] in legal
+        return [
+            action if action.act == "last_trick" else action.as_auto()
+            for action in legal
+            if action.act in ("play", "last_trick")
+            or (answering and action.act in ("stay", "fold"))
+        ]
+
+    def _legal(self, seat: int) -> list[Action]:
+        """`legal_actions` as the hand's rules alone have them, for any seat."""
         if not self.laundry:
             return self._legal_after_laundry(seat)
         legal: list[Action] = []
@@ -581,14 +614,22 @@ class Hand:
         if self.laundry and act not in LAUNDRY_ACTS:
             self._close_laundry()
             try:
+                self._check_immune(seat, action)
                 self._dispatch(act, seat, action)
             except IllegalAction:
                 self._reopen_laundry()
                 raise
         else:
+            self._check_immune(seat, action)
             self._dispatch(act, seat, action)
         self.actions.append(action)
         return self
+
+    def _check_immune(self, seat: int, action: Action) -> None:
+        # After the laundry's close: a poverty answer the close makes due may be the table's.
+        refusal = self._immune_problem(seat, action.act, action.auto)
+        if refusal is not None:
+            raise refusal
 
     def _dispatch(self, act: str, seat: int, action: Action) -> None:
         if self.slate and act in ("play", "announce"):

@@ -62,8 +62,9 @@ def allowed(hand: Hand, seat: int, in_laundry: bool) -> list[Action]:
 
 
 def in_window(legal: Iterable[Action], in_laundry: bool) -> list[Action]:
-    """Of a seat's legal actions (`Hand.legal_actions`), those the table's window takes now."""
-    return [a for a in legal if (a.act in LAUNDRY_ACTS) == in_laundry]
+    """Of a seat's legal actions (`Hand.legal_actions`), those the table's window takes now
+    from her: her own (a player buying the round has none; the table's for her are `auto`)."""
+    return [a for a in legal if (a.act in LAUNDRY_ACTS) == in_laundry and not a.auto]
 
 
 def check_window(action: Action, in_laundry: bool) -> None:
@@ -156,6 +157,13 @@ def check_away(rules: HouseRules, reason: str, hand_under_way: bool, round_bough
         raise Refused("not_between_hands", "round_between_hands", "a round is bought between hands")
     if reason == "round" and round_bought:
         raise Refused("round_bought", "round_bought", "a round is bought once a rubber")
+
+
+def away_after_round(back: bool) -> str:
+    """What a player is once the hand of her round is over (rules.md 3.8): a round covers that
+    one hand; then she plays again if she said she is back (`back`), else she is on a break,
+    not immune, until she says she is."""
+    return "" if back else "break"
 
 
 def laundry_done(hand_seats: Sequence[int], ready: Sequence[int], away: Sequence[str]) -> bool:

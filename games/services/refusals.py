@@ -28,6 +28,7 @@ ENGINE_REFUSALS: dict[str, Promise] = {
     "cannot_announce": _("You may not announce that now."),
     "bad_record": _("That action is not understood."),
     "cannot_end": _("A player who folded cannot have taken the last trick under these rules."),
+    "immune": _("Buying the round: the table plays this hand for you."),
 }
 
 

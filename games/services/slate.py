@@ -203,7 +203,7 @@ def go_away(table_id: int, user: Any, frame: Mapping[str, Any], action_id: Any) 
     """A keeper writes that a player is away (rules.md 3.8; `frame`: `seat`, `reason` "break"
     or "round", and `hand`), applied once per `action_id` or refused with a reason. The table
     folds for her when her answer is due (games/engine/table.py); buying a round she is immune
-    in every hand dealt meanwhile."""
+    in the one hand dealt next, and makes nothing of her own in it."""
     reason = frame.get("reason")
     return _away(table_id, user, frame, action_id, reason if isinstance(reason, str) else "")
 

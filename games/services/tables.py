@@ -564,7 +564,8 @@ def _deal(state: TableState, now: datetime, *, again: bool = False) -> bool:
     for index in buying:
         _changed_seat(state, index, round_in_rubber=rubber_number)
     rubber = state.engine_rubber()
-    # Every hand dealt while she buys a round, she loses no lives (rules.md 3.8).
+    # The hand dealt while she buys a round, she loses no lives (rules.md 3.8); it is the one
+    # hand her round covers (`_finish_hand`).
     hand = rubber.deal(immune=buying)
     last = state.hand_row
     if again:
@@ -604,7 +605,14 @@ def _set_windows(state: TableState, windows: table_rules.Windows) -> None:
 
 def _finish_hand(state: TableState, now: datetime) -> None:
     """The end of the hand: its result, the rubber as it leaves it and the players' tallies,
-    written with the change."""
+    written with the change; and a round bought for this hand over (rules.md 3.8)."""
+    hand = state.hand
+    assert hand is not None
+    for hand_seat, index in enumerate(state.hand_seats):
+        seat = state.seats[index]
+        if hand.immune[hand_seat] and seat.away == "round":
+            away = table_rules.away_after_round(seat.back_at_deal)
+            _changed_seat(state, index, away=away, back_at_deal=False)
     outcome = finish_hand(state, now)
     row, rubber_row, table = state.hand_row, state.rubber, state.table
     assert row is not None and rubber_row is not None

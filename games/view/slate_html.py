@@ -141,6 +141,8 @@ def slate_context(state: TableState, can_keep: bool) -> dict[str, Any]:
         row.strokes = list(range(row.lives))
         if can_keep and playing and hand is not None and hand_seat is not None:
             for action in hand.legal_actions(hand_seat):
+                if action.auto:
+                    continue  # the table's for a player buying the round, not the keeper's
                 frame = json.dumps(_frame(state, action))
                 if action.act == "challenge" and action.target is not None:
                     challenges.append(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
 from games.engine import Hand, HouseRules
 
@@ -27,10 +28,12 @@ def random_rules(rng: random.Random) -> HouseRules:
     )
 
 
-def random_hand(rng: random.Random, rules: HouseRules, seed: int) -> Hand:
+def random_hand(
+    rng: random.Random, rules: HouseRules, seed: int, immune: Sequence[int] = ()
+) -> Hand:
     n = rng.choice((3, 4, 5))
     lives = [rng.randint(1, rules.starting_lives) for _ in range(n)]
-    return Hand.deal(rules, lives, dealer=rng.randrange(n), seed=seed)
+    return Hand.deal(rules, lives, dealer=rng.randrange(n), seed=seed, immune=immune)
 
 
 def random_walk(hand: Hand, rng: random.Random, steps: int) -> Hand:

@@ -75,3 +75,17 @@ def test_mixed_tables_finish_every_hand_with_every_rule_switched_on() -> None:
 def test_an_unknown_level_is_refused_by_name() -> None:
     with pytest.raises(ValueError, match="grandmaster"):
         make_bot("grandmaster")
+
+
+def test_strong_plays_on_beside_a_player_buying_the_round() -> None:
+    # rules.md 3.8: the table acts for her (auto), and Strong's rollouts play her part so too.
+    rng = random.Random(38)
+    for index in range(6):
+        rules = random_rules(rng)
+        hand = random_hand(rng, rules, seed=2000 + index, immune=[index % 2])
+        bots = [
+            Checked(make_bot("strong", seed=index * 10 + s, budget=0.004)) for s in range(hand.n)
+        ]
+        play_hand(hand, bots)
+        assert hand.complete
+        assert all(action.auto for action in hand.actions if action.seat == index % 2)

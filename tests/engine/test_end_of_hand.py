@@ -156,15 +156,19 @@ def test_a_fold_cannot_take_a_player_below_zero():
 @pytest.mark.parametrize("immune", [[0], [0, 3]])
 def test_immune_seats_lose_nothing(immune):
     h = build(STANDARD, immune=immune)
-    result = replay_actions(h, "2 knock", "3 fold", "0 stay", "1 stay", *WITHOUT_SEAT_3).result()
+    texts = ["2 knock", "3 fold", "0 stay", "1 stay", *WITHOUT_SEAT_3]
+    # The table answers and plays for a player buying the round (rules.md 3.8).
+    texts = [f"{text} auto" if int(text.split()[0]) in immune else text for text in texts]
+    result = replay_actions(h, *texts).result()
     expected = [2, 2, 0, 1]
     for seat in immune:
         expected[seat] = 0
     assert result["lives_lost"] == expected
 
 
-def test_an_immune_player_who_folds_loses_nothing():
-    h = build(STANDARD, rules=rules(voluntary_fold=True), immune=[3])
-    replay_actions(h, "3 fold")
+def test_an_immune_player_the_table_folds_for_loses_nothing():
+    h = build(STANDARD, immune=[3])
+    replay_actions(h, "2 knock", "3 stay auto", "0 stay", "1 stay", "1 knock", "2 stay")
+    replay_actions(h, "3 fold auto")
     assert h.result()["lives_lost"] == [0, 0, 0, 0]
     assert h.result()["folded"] == [3]

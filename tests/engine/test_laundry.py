@@ -234,16 +234,15 @@ def test_a_clean_exchange_is_never_shown_face_up(penalty):
 # -- lives --------------------------------------------------------------------------------------
 
 
-def test_an_immune_challenger_loses_nothing_for_a_clean_exchange():
+def test_a_player_buying_the_round_neither_exchanges_nor_challenges():
+    # rules.md 3.8: the table makes no exchange or challenge for her, and she makes none.
     hand = build((*BASE, FOUR_FACE), immune=[0])
-    replay_actions(hand, "3 exchange", "0 challenge 3")
-    assert hand.result()["lives_lost"] == [0, 0, 0, 0]
-
-
-def test_an_immune_exchanger_loses_nothing_for_a_dirty_exchange():
-    hand = build((*BASE, ONE_SEVEN), immune=[3])
-    replay_actions(hand, "3 exchange", "0 challenge 3")
-    assert hand.result()["lives_lost"] == [0, 0, 0, 0]
+    replay_actions(hand, "3 exchange")
+    for text in ("0 exchange", "0 exchange auto", "0 challenge 3", "0 challenge 3 auto"):
+        assert refused(hand, text) == "immune"
+    assert [a for a in hand.legal_actions(0) if a.act in ("exchange", "challenge")] == []
+    replay_actions(hand, "1 challenge 3")
+    assert hand.result()["lives_lost"] == [0, 1, 0, 0]
 
 
 def test_a_challenge_cannot_take_a_player_below_zero_lives():

@@ -157,6 +157,33 @@ def test_lives_never_rise_and_never_drop_below_zero(case: tuple[Hand, int]) -> N
 
 @PROPERTY_SETTINGS
 @given(dealt_hands())
+def test_a_player_buying_the_round_makes_no_action_of_her_own(case: tuple[Hand, int]) -> None:
+    hand, seed = case
+
+    def check(before: Hand, after: Hand) -> None:
+        for seat in range(after.n):
+            if not after.immune[seat]:
+                continue
+            for action in after.legal_actions(seat):
+                assert action.auto and action.act in ("play", "stay", "fold"), action
+            for action in every_action(seat, after.n):
+                if action.act == "last_trick":
+                    continue  # a slate's act: who took it is the players' to say (bad_record here)
+                trial = after.copy()
+                try:
+                    trial.apply(action)
+                except IllegalAction as error:
+                    assert error.code in ("immune", "hand_over"), error
+                else:
+                    raise AssertionError(f"{action} of a player buying the round was taken")
+
+    random_playout(hand, random.Random(seed), check)
+    for action in hand.actions:
+        assert action.auto or not hand.immune[action.seat], action
+
+
+@PROPERTY_SETTINGS
+@given(dealt_hands())
 def test_every_finished_hand_has_one_winner_or_none_only_when_the_last_trick_winner_folded(
     case: tuple[Hand, int],
 ) -> None:
@@ -192,7 +219,11 @@ def test_every_listed_action_is_accepted_and_every_other_is_refused(
     def check_all(state: Hand) -> None:
         for seat in range(state.n):
             legal = set(state.legal_actions(seat))
-            for action in every_action(seat, state.n):
+            if not state.immune[seat]:
+                # The table may make any of a player's own actions for her.
+                legal |= {action.as_auto() for action in legal}
+            named = every_action(seat, state.n)
+            for action in [*named, *(action.as_auto() for action in named)]:
                 trial = state.copy()
                 before = snapshot(trial)
                 try:

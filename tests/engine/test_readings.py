@@ -143,15 +143,18 @@ def test_out_lists_a_player_taken_to_zero_by_a_challenge_before_the_hand_ends() 
     refused(clean, knock(1), "cannot_knock")
 
 
-def test_an_immune_seat_loses_no_life_in_a_challenge_but_the_knock_cap_counts_its_lives() -> None:
+def test_a_knock_by_a_player_buying_the_round_is_refused_for_that_before_anything_else() -> None:
     hand = deal(
         ["JC JD QC KC", "7S 10S KH 8C", "9S 9C QH 10D", "AS 7C JS KD"],
         lives=[10, 1, 10, 10],
         immune=(1,),
     )
-    hand.apply(exchange(0)).apply(challenge(1, 0))
-    assert hand.result()["lives_lost"] == [0, 0, 0, 0]
-    refused(hand, knock(1), "cannot_knock")
+    hand.apply(exchange(0)).apply(challenge(2, 0))
+    assert hand.result()["lives_lost"] == [0, 0, 1, 0]
+    # Her one life would refuse it too (knock_cap), but she makes no knock at all.
+    refused(hand, knock(1), "immune")
+    refused(hand, knock(1).as_auto(), "immune")
+    assert hand.knock_refusal(1) is not None and hand.knock_refusal(1).code == "immune"
 
 
 def finish_hand_with_winner(rubber: Rubber, winner: int) -> None:

@@ -70,6 +70,7 @@ def test_the_closed_table_of_error_codes():
         "cannot_challenge",
         "cannot_announce",
         "cannot_end",
+        "immune",
     }
 
 
@@ -349,21 +350,32 @@ def test_replay_stops_at_the_first_refused_action_and_describes_the_hand_before_
     }
 
 
+def test_an_action_of_her_own_by_a_player_buying_the_round_stops_the_replay():
+    # rules.md 3.8: the table answers and plays for her (auto), and she makes nothing herself.
+    table = ["1 play 10S auto", "2 knock", "3 stay", "0 stay", "1 fold auto"]
+    assert replay(make_record(STANDARD, table, immune=[1]))["error"] is None
+    own = ["1 play 10S auto", "2 knock", "3 stay", "0 stay", "1 stay"]
+    result = replay(make_record(STANDARD, own, immune=[1]))
+    assert result["error"]["code"] == "immune" and result["error"]["action"] == 4
+    assert replay(make_record(STANDARD, ["1 knock auto"], immune=[1]))["error"]["code"] == "immune"
+
+
 def test_every_code_of_the_closed_table_is_produced_by_replay():
-    # cannot_end belongs to slate records: test_slate.py replays it.
-    assert {code for code, _, _ in CASES} | {"bad_record", "cannot_end"} == ERROR_CODES
+    # cannot_end belongs to slate records: test_slate.py replays it; immune is replayed above.
+    codes = {code for code, _, _ in CASES} | {"bad_record", "cannot_end", "immune"}
+    assert codes == ERROR_CODES
 
 
 # -- round trips --------------------------------------------------------------------------------
 
 
 def test_a_hands_record_replays_to_its_result():
-    h = build(STANDARD, rules=rules(starting_lives=12, voluntary_fold=True), immune=[0])
+    h = build(STANDARD, rules=rules(starting_lives=12, voluntary_fold=True), immune=[1])
     replay_actions(h, "3 exchange", "0 challenge 3", "2 knock", "3 stay auto", "0 fold")
-    replay_actions(h, "1 stay", "1 play 10S", "2 play 9S")
+    replay_actions(h, "1 stay auto", "1 play 10S auto", "2 play 9S")
     record = h.record()
     assert record["format"] == "toepen-hand/1"
-    assert record["immune"] == [0]
+    assert record["immune"] == [1]
     assert {"seat": 3, "act": "stay", "auto": True} in record["actions"]
     assert replay(copy.deepcopy(record)) == {**h.result(), "error": None}
 

@@ -281,9 +281,20 @@ def test_two_poor_players_play_it_out():
 
 def test_an_immune_seat_loses_nothing_on_a_slate():
     h = slate(3, immune=[1], rules=rules(voluntary_fold=True))
-    replay_actions(h, "1 exchange", "0 challenge 1 dirty", "2 exchange", "1 challenge 2 clean")
-    replay_actions(h, "0 knock", "1 stay", "2 stay", "2 last_trick")
-    assert h.lost == [2, 0, 0]
+    replay_actions(h, "2 exchange", "0 challenge 2 clean")
+    for text in ("1 exchange", "1 challenge 2 clean", "1 knock", "1 fold", "1 knock auto"):
+        assert refused(h, text) == "immune"
+    replay_actions(h, "0 knock", "1 stay auto", "2 stay", "2 last_trick")
+    assert h.lost == [3, 0, 0]
+
+
+def test_a_player_buying_the_round_may_take_a_slates_last_trick():
+    # Her real cards are played for her, and one of them may take the last trick.
+    h = slate(3, immune=[1])
+    replay_actions(h, "0 knock", "1 stay auto", "2 stay")
+    assert h.legal_actions(1) == [last_trick(1)]
+    replay_actions(h, "1 last_trick")
+    assert h.winner == 1 and h.lost == [2, 0, 2]
 
 
 # -- what a seat may do -------------------------------------------------------------------------

@@ -47,7 +47,7 @@ def play_out_the_hand(klaver: Cast, table: Table, away: int) -> PlayedHand:
     raise AssertionError("the hand did not end")
 
 
-def test_a_round_bought_between_hands_leaves_her_lives_alone_for_two_hands(klaver: Cast) -> None:
+def test_a_round_covers_the_one_hand_dealt_next_and_then_she_is_on_a_break(klaver: Cast) -> None:
     table = four_people_table(klaver, HouseRules(starting_lives=10))
     buyer = 2
     who = people(klaver)[buyer].holder
@@ -58,23 +58,49 @@ def test_a_round_bought_between_hands_leaves_her_lives_alone_for_two_hands(klave
     # Between the first hand and the next deal: she goes to buy a round.
     tables.go_away(table.pk, who, buyer, "round")
     lives = state_of(table).rubber.lives[buyer]
-    for _ in range(2):
-        assert step(table)  # the next deal: she is dealt in, immune
-        played = play_out_the_hand(klaver, table, away=buyer)
-        assert played.seats.index(buyer) in played.record["immune"], played.record
-        mine = [a for a in played.record["actions"] if a["seat"] == played.seats.index(buyer)]
-        assert mine and all(a.get("auto") is True for a in mine)
-    assert state_of(table).rubber.lives[buyer] == lives  # not a life lost while away
-    # Back: from the next deal on she plays, not immune; and a round is bought once a rubber.
-    tables.come_back(table.pk, who, buyer)
+    assert step(table)  # the next deal: she is dealt in, immune
+    state = state_of(table)
+    assert state.hand_seat(buyer) in state.hand_row.record["immune"]
+    # She makes no action of her own in it: no knock offered, and none taken.
+    assert all(a.auto for a in state.hand.legal_actions(state.hand_seat(buyer)))
+    with pytest.raises(TableError) as refused:
+        act(klaver, table, buyer, act="knock")
+    assert refused.value.code == "immune"
+    played = play_out_the_hand(klaver, table, away=buyer)
+    mine = [a for a in played.record["actions"] if a["seat"] == played.seats.index(buyer)]
+    assert mine and all(a.get("auto") is True for a in mine)
+    assert state_of(table).rubber.lives[buyer] == lives  # not a life lost in her round
+    # Her round is over: not back, she is on a break, dealt in and not immune.
+    assert Seat.objects.get(table=table, index=buyer).away == "break"
     assert step(table)
     state = state_of(table)
     assert state.hand_seat(buyer) not in state.hand_row.record.get("immune", [])
+    played = play_out_the_hand(klaver, table, away=buyer)
+    assert Seat.objects.get(table=table, index=buyer).away == "break"
+    # Back: she plays her own cards again; and a round is bought once a rubber.
+    tables.come_back(table.pk, who, buyer)
     assert Seat.objects.get(table=table, index=buyer).away == ""
-    play_out_the_hand(klaver, table, away=-1)
     with pytest.raises(TableError) as refused:
         tables.go_away(table.pk, who, buyer, "round")
     assert refused.value.code == "round_bought"
+
+
+def test_back_during_her_round_she_plays_from_the_next_deal(klaver: Cast) -> None:
+    table = four_people_table(klaver, HouseRules(starting_lives=10))
+    buyer = 1
+    who = people(klaver)[buyer].holder
+    play_out_the_hand(klaver, table, away=-1)
+    tables.go_away(table.pk, who, buyer, "round")
+    assert step(table)
+    tables.come_back(table.pk, who, buyer)  # during the hand of her round
+    state = state_of(table)
+    assert all(a.auto for a in state.hand.legal_actions(state.hand_seat(buyer)))
+    play_out_the_hand(klaver, table, away=buyer)
+    assert Seat.objects.get(table=table, index=buyer).away == ""
+    assert step(table)
+    state = state_of(table)
+    assert state.hand_seat(buyer) not in state.hand_row.record.get("immune", [])
+    assert not state.seats[buyer].away
 
 
 def test_on_a_break_a_knock_folds_her_and_the_record_says_the_table_did(klaver: Cast) -> None:

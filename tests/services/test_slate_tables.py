@@ -33,7 +33,7 @@ from games.services.slate import SlatePlayer
 from games.services.snapshots import load_state
 from games.services.state import Holder
 from games.services.tables import TableError
-from games.view.slate_html import render_slate
+from games.view.slate_html import render_slate, slate_context
 from tests.personas import Cast, Persona
 from tests.tables import ORIGIN, Phone
 from toepen_site.asgi import application
@@ -104,6 +104,11 @@ def play_out(table: Table) -> None:
             answer_everything(table)
         write(table, "last_trick", 0 if 0 in state.hand_seats else knocker)
     raise AssertionError("the rubber did not end")
+
+
+def slate_rows(table: Table) -> list[Any]:
+    """The slate's rows as its keeper sees them."""
+    return slate_context(load_state(Table.objects.get(pk=table.pk)), True)["rows"]
 
 
 def refusal(table: Table, act: str, seat: int, **fields: Any) -> TableError:
@@ -375,11 +380,21 @@ def test_a_round_bought_before_the_real_cards_come_makes_her_immune_in_that_hand
     assert the_table_acts(table)  # folds for her: she is away
     write(table, "last_trick", 0)
     assert Rubber.objects.get().lives[2] == lives[2]  # immune: no life lost
-    assert immune(table) == [2]  # hand 3, dealt while she still buys
-    # Back before hand 3's first entry: dealt again, with her in it as anyone else.
+    # Her round covered hand 2 alone (rules.md 3.8): in hand 3 she is on a break, not immune.
+    assert immune(table) == [] and Seat.objects.get(table=table, index=2).away == "break"
+    assert "stay" not in [b["act"] for b in slate_rows(table)[2].buttons]
     away(table, 2)
     assert immune(table) == [] and Seat.objects.get(table=table, index=2).away == ""
     assert away_refused(table, 2, "round").code == "round_bought"
+
+
+def test_a_player_buying_the_round_has_no_entry_of_her_own_on_the_slate(klaver: Cast) -> None:
+    table = open_slate(klaver, SIWWESCHROOM, players=3)
+    away(table, 2, "round")
+    write(table, "knock", 1)
+    # Her answer is the table's (it folds for her): the slate offers the keeper none for her.
+    assert [b["act"] for b in slate_rows(table)[2].buttons] == []
+    assert refusal(table, "stay", 2).code == "immune"
 
 
 def test_back_from_a_round_in_a_hand_under_way_counts_at_the_next_deal(klaver: Cast) -> None:
