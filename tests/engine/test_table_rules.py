@@ -156,8 +156,15 @@ def test_every_step_the_table_plans_is_one_the_table_takes(
             # The table plays for the due seat: what it plays is always taken.
             assert step.seat in settled.due()
             observation = observe(hand, step.seat)
-            allowed = table_rules.allowed(hand, step.seat, in_laundry)
+            # Hers, and for a player buying the round the table's (auto), which no phone offers.
+            allowed = [
+                action
+                for action in hand.legal_actions(step.seat)
+                if (action.act in table_rules.LAUNDRY_ACTS) == in_laundry
+            ]
             assert allowed, "a due seat always has something to do"
+            offered = table_rules.allowed(hand, step.seat, in_laundry)
+            assert offered == ([] if hand.immune[step.seat] else allowed)
             choice = table_rules.auto_action(observation._replace(legal=tuple(allowed)))
             assert accepts(hand, choice, in_laundry)
             if any(a.act == "stay" for a in allowed):
