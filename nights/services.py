@@ -137,9 +137,9 @@ class Settlement:
 
 
 def rubber_winner(rubber: Rubber) -> int | None:
-    """The table seat that won the rubber. Under `first_out` the engine names only who lost;
-    the club counts the one who kept the most lives as its winner (a tie: nobody), as the
-    engine decides a `last_standing` rubber that stops short."""
+    """The table seat that won the rubber: the engine's winner (rules.md 2; under `first_out`
+    the most lives left among those not out, a tie naming nobody). A `first_out` row that
+    names no winner is counted the same way."""
     if rubber.winner is not None:
         return rubber.winner
     standing = [seat for seat in range(len(rubber.lives)) if seat not in rubber.losers]

@@ -127,8 +127,11 @@ class Rubber:
     def _decide_end(self, went_out: tuple[int, ...]) -> None:
         if self.rules.end_condition == "first_out":
             if went_out:
+                # Who went out lost; of the others the most lives left wins (a tie: nobody),
+                # as a club night counts it.
                 self.over = True
                 self.losers = went_out
+                self.winner = self._most_lives(self.alive())
             return
         alive = self.alive()
         if len(alive) == 1:
@@ -140,11 +143,17 @@ class Rubber:
             # Too few left to deal a hand under these rules: the most lives left wins, a tie
             # shares it (nobody wins outright).
             self.over = True
-            best = max(self.lives[seat] for seat in alive)
-            leaders = [seat for seat in alive if self.lives[seat] == best]
-            self.winner = leaders[0] if len(leaders) == 1 else None
+            self.winner = self._most_lives(alive)
         if self.over:
             self.losers = tuple(seat for seat in range(self.n) if seat != self.winner)
+
+    def _most_lives(self, seats: Sequence[int]) -> int | None:
+        """Of `seats`, the one with the most lives left; None at a tie (or with none)."""
+        if not seats:
+            return None
+        best = max(self.lives[seat] for seat in seats)
+        leaders = [seat for seat in seats if self.lives[seat] == best]
+        return leaders[0] if len(leaders) == 1 else None
 
     def next_rubber(self) -> Rubber:
         """A new rubber with the same seats; the winner of the last hand deals."""

@@ -124,6 +124,18 @@ def test_under_first_out_everyone_who_reached_zero_in_that_hand_has_lost():
     assert rubber.lives == [0, 0, 3]
     assert rubber.over is True
     assert set(rubber.losers) == {0, 1}
+    assert rubber.winner == 2  # the most lives left, as the night counts it
+
+
+def test_under_first_out_the_most_lives_left_wins_and_a_tie_names_nobody():
+    rubber = Rubber(rules(), PLAYERS, dealer=0, lives=[3, 1, 3, 4])
+    knock_and_all_fold(rubber, 0)  # each fold costs 1
+    assert rubber.lives == [3, 0, 2, 3]
+    assert rubber.over and rubber.losers == (1,) and rubber.winner is None  # 0 and 3 tie
+    rubber = Rubber(rules(), PLAYERS, dealer=0, lives=[3, 1, 3, 4])
+    knock_and_all_fold(rubber, 3)
+    assert rubber.lives == [2, 0, 2, 4]
+    assert rubber.over and rubber.losers == (1,) and rubber.winner == 3
 
 
 # -- last_standing ------------------------------------------------------------------------------
