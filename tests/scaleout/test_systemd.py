@@ -142,7 +142,9 @@ def run_line(argv: list[str], env: dict[str, str], cwd: Path, timeout: float = 1
     return done.stdout
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
+@pytest.fixture(
+    params=["sqlite", pytest.param("postgresql", marks=[pytest.mark.postgres, pytest.mark.redis])]
+)
 def database(
     request: pytest.FixtureRequest, tmp_path: Path
 ) -> Iterator[tuple[dict[str, str], Callable[[str], list[tuple[Any, ...]]]]]:
