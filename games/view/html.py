@@ -158,7 +158,7 @@ def live_html(
         felt = shared.felt.get(language)
         if felt is None:
             felt = shared.felt[language] = _felt(public, language)
-    return "".join(
+    view = "".join(
         (
             root,
             _players(public, seat, language, shared),
@@ -169,6 +169,9 @@ def live_html(
             "</div>",
         )
     )
+    # Escaped names are ASCII already (`_e`); a translation's own letters (a German umlaut)
+    # become references here, so that every view is ASCII (SUIT_REFS says why).
+    return view if view.isascii() else view.encode("ascii", "xmlcharrefreplace").decode("ascii")
 
 
 def _players(public: PublicView, seat: SeatView, language: str, shared: Shared | None) -> str:

@@ -1,6 +1,7 @@
 """Whole random rubbers, rendered at every step for every kind of phone: the views rendered
 together in one pass (sharing the public part, games.view.parts.Shared) are the views rendered
-alone, and no view, nor the shared public part, holds a card its phone may not see."""
+alone, in ASCII, and no view, nor the shared public part, holds a card its phone may not
+see."""
 
 from __future__ import annotations
 
@@ -146,6 +147,7 @@ def test_whole_rubbers_render_together_as_alone_and_show_no_hidden_card(
                 alone = render_view(state, viewer, shared=Shared(now))
                 together = render_view(state, viewer, shared=shared)
             assert together == alone, (state.table.version, viewer, language)
+            assert alone.isascii(), language  # games.view.html.SUIT_REFS says why
             _public, seat = build_view(state, viewer, shared=Shared(now), language=language)
             hand_seat = state.hand_seat(seat.active) if seat.active is not None else None
             may_see = visible_to(hand, hand_seat)
