@@ -538,7 +538,7 @@ def start_rubber(table_id: int, who: User | Holder) -> int:
                 player.rubber = rubber
             RubberPlayer.objects.bulk_create(seated)
 
-        state.later.append(write)
+        store.with_work(state, write)
         table.status = Table.Status.PLAYING
         table.paused = False
         state.rubber, state.hand_row, state.hand, state.hand_seats = rubber, None, None, []
@@ -572,7 +572,7 @@ def _deal(state: TableState, now: datetime, *, again: bool = False) -> bool:
         assert last is not None
         row = last
         row.record = hand.record()
-        state.record_changed = True  # written with the table's fields (store.py)
+        state.record_changed = True  # written with the table's fields (the store's claim)
     else:
         # After the rubber's latest hand, as load_state reads it; the first of a new rubber.
         ongoing = last is not None and state.rubber.pk is not None
@@ -580,12 +580,7 @@ def _deal(state: TableState, now: datetime, *, again: bool = False) -> bool:
         row = PlayedHand(
             rubber=state.rubber, number=number, seats=list(rubber.hand_seats), record=hand.record()
         )
-        if state.rubber.pk is None:
-            # A new rubber: the ORM writes its row first (`later`), then the hand after it.
-            state.later.append(lambda: store.insert_hand(row))
-        else:
-            # A plain statement, which the event loop's writer sends too (store.py).
-            state.statements.append(lambda db: store.new_hand(db, row))
+        store.with_new_hand(state, row)
     state.hand_row = row
     state.hand = hand
     state.hand_seats = list(rubber.hand_seats)
@@ -754,16 +749,12 @@ def _apply(state: TableState, action: Action, now: datetime) -> None:
         raise TableError(error.code, engine_message(error)) from None
     _set_windows(state, windows)
     row.record["actions"].append(action.to_json())
-    state.record_changed = True  # written with the table's fields (games/services/store.py)
+    state.record_changed = True  # written with the table's fields (the store's claim)
     if hand.complete:
         _finish_hand(state, now)
 
 
 # -- deadlines ----------------------------------------------------------------------------------
-
-
-class _NothingChanged(Exception):
-    """A step that only noted something (a computer player declined an offer): no new version."""
 
 
 def next_deadline(state: TableState, now: datetime) -> datetime | None:
@@ -817,7 +808,7 @@ def _carry_out(state: TableState, step: Step, now: datetime, decision: Action | 
         if decision is None:
             # Nothing now: not asked again until the table changes.
             state.table.bots_offered = [*state.table.bots_offered, step.seat]
-            raise _NothingChanged
+            raise Unchanged
         _apply(state, decision, now)
     else:
         assert step.seat is not None
@@ -871,8 +862,6 @@ def _due(state: TableState, now: datetime) -> None:
     decision = _think(state, step) if step.kind in BOT_STEPS else None
     try:
         _carry_out(state, step, now, decision)
-    except _NothingChanged:
-        raise Unchanged from None
     except TableError:
         # Should not happen (the plan and the engine agree); never spin on it: retry later.
         log.exception("table %s: a deadline could not be carried out", state.table.pk)

@@ -58,6 +58,7 @@ WALKS = [
     (1, HouseRules(starting_lives=3)),
     (2, HouseRules(starting_lives=3, response_order="simultaneous", poverty="stake_two")),
     (3, HouseRules(starting_lives=4, exchange_limit=2, voluntary_fold=True)),
+    (4, HouseRules(starting_lives=2, exchange_limit=3)),
 ]
 STEPS = 150
 
@@ -349,9 +350,9 @@ async def walk(cast: Cast, clock: Clock, seed: int, rules: HouseRules, on_the_lo
     start = clock.now
 
     def deals() -> random.Random:
-        # A deal's draws come from the walk's seed and the moment: the same in both walks, and
-        # the same for a deal decided twice (on the snapshot, then in a worker thread).
-        return random.Random(f"{seed} {clock.now.isoformat()}")
+        # A deal's draws come from the walk's seed and the moment in the walk: the same in both
+        # walks, and for a deal decided twice (on the snapshot, then in a worker thread).
+        return random.Random(f"{seed} {(clock.now - start).total_seconds()}")
 
     patch = pytest.MonkeyPatch()
     patch.setattr(secrets, "randbits", lambda bits: deals().getrandbits(bits))
