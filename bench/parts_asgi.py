@@ -40,6 +40,7 @@ django.setup()
 
 from games.live import hub  # noqa: E402
 from games.services import events, store, tables  # noqa: E402
+from games.services.changes import decide, play  # noqa: E402
 from games.services.store import claim  # noqa: E402
 from toepen_site.asgi import application  # noqa: E402, F401  (what the server serves)
 
@@ -51,9 +52,9 @@ from toepen_site.asgi import application  # noqa: E402, F401  (what the server s
 # starts with "  " is held in the part above it; "worker" parts are timed in the worker threads
 # only.
 PARTS: list[tuple[str, Any, str, str]] = [
-    ("decide: the snapshot's copy", tables, "editable_snapshot", "loop"),
-    ("decide: the rules", tables, "play", "loop"),
-    ("decide: the next version and deadline", tables, "next_version", "loop"),
+    ("decide: the snapshot's copy", decide, "editable_snapshot", "loop"),
+    ("decide: the rules", play, "play", "loop"),
+    ("decide: the next version and deadline", decide, "next_version", "loop"),
     ("write on the loop: statements built", claim, "opening", "loop"),
     ("write on the loop: statements built, closing", claim, "closing", "loop"),
     ("write on the loop: SQLite's statements and commit", store.SqliteLoopWriter, "_write", "loop"),
@@ -64,7 +65,7 @@ PARTS: list[tuple[str, Any, str, str]] = [
     ("worker: changes with rows beside the table's", claim, "write_all", "worker"),
     ("worker: heartbeats written", store, "mark_seen_all", "worker"),
     ("worker: versions and presence read", hub, "_versions", "worker"),
-    ("worker: actions decided afresh", tables, "act", "worker"),
+    ("worker: changes decided afresh", decide, "change", "worker"),
 ]
 
 # The CPU top-level parts spent inside another part of the same thread, by the thread's kind

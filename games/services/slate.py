@@ -29,23 +29,12 @@ from games.engine.rubber import Rubber as EngineRubber
 from games.models import PlayedHand, RubberPlayer, Seat, SlateKeepers, Table
 from games.services import store
 from games.services.access import is_member
+from games.services.changes.decide import Outcome, TableError, change, changed_seat
+from games.services.changes.play import check_action_id, check_hand
+from games.services.changes.rubbers import deal, end_hand, start_rubber
+from games.services.changes.seats import night_now, step_away, step_back, table_rules_of
 from games.services.refusals import REASONS, engine_message
 from games.services.state import TableState, take_hand
-from games.services.tables import (
-    Outcome,
-    TableError,
-    _change,
-    _changed_seat,
-    _deal,
-    _finish_hand,
-    check_action_id,
-    check_hand,
-    night_now,
-    start_rubber,
-    step_away,
-    step_back,
-    table_rules_of,
-)
 
 # A slate seat's `holder_key`: the seat is taken (a player sits there) but no phone holds it;
 # no browser's key is ever this (theirs are random tokens).
@@ -147,7 +136,7 @@ def write(table_id: int, user: Any, frame: Mapping[str, Any], action_id: Any) ->
         _check_keeper(state.table, user)
         _write(state, frame, now)
 
-    return _change(table_id, make, action_id)
+    return change(table_id, make, action_id)
 
 
 def _seat(state: TableState, frame: Mapping[str, Any]) -> int:
@@ -191,12 +180,12 @@ def _write(state: TableState, frame: Mapping[str, Any], now: datetime) -> None:
     row.record["actions"].append(action.to_json())
     state.record_changed = True
     if hand.complete:
-        _finish_hand(state, now)
+        end_hand(state, now)
         assert state.rubber is not None
         if not state.rubber.over:
             # Real cards are dealt at the table: the slate's next hand starts at once (the
             # finished hand's record is written with its end).
-            _deal(state, now)
+            deal(state, now)
 
 
 def go_away(table_id: int, user: Any, frame: Mapping[str, Any], action_id: Any) -> Outcome:
@@ -241,10 +230,10 @@ def _away(
         if fresh and "round" in (was, state.seats[index].away):
             if reason is None and not _bought_before(state, index):
                 # Back before a hand was dealt to her while buying: no round bought yet.
-                _changed_seat(state, index, round_in_rubber=0)
-            _deal(state, now, again=True)
+                changed_seat(state, index, round_in_rubber=0)
+            deal(state, now, again=True)
 
-    return _change(table_id, make, action_id)
+    return change(table_id, make, action_id)
 
 
 def _bought_before(state: TableState, index: int) -> bool:
@@ -319,7 +308,7 @@ def undo(table_id: int, user: Any, named_hand: Any, action_id: Any) -> Outcome:
         take_hand(state, row)
         state.base = None
 
-    return _change(table_id, make, action_id)
+    return change(table_id, make, action_id)
 
 
 def _rebuild_rubber(state: TableState, hands: list[PlayedHand]) -> None:

@@ -19,6 +19,7 @@ from games.live import hub
 from games.live.consumers import TableConsumer
 from games.models import Seat, Table
 from games.services import events, snapshots, state, store, tables
+from games.services.changes.decide import changed_seat
 from games.services.conf import seconds
 from games.services.snapshots import advance, load_state, remember, view_state
 from games.services.state import CHANGED_FIELDS, Holder, TableState, change_of
@@ -292,7 +293,7 @@ def test_the_clock_sees_the_seats_a_state_holds_now(klaver: Cast, monkeypatch) -
     # A seat's own change (away on a break) makes a new list of seats: seen at once.
     assert snapshots.editable_copy(fresh).moment().away == ("",) * len(fresh.seats)
     away = snapshots.editable_copy(fresh)
-    tables._changed_seat(away, 2, away="break")
+    changed_seat(away, 2, away="break")
     assert away.moment().away[2] == "break"
 
 
@@ -332,7 +333,7 @@ def test_a_phone_asks_again_which_seats_it_holds_when_the_seats_change(klaver: C
     moved = snapshots.editable_copy(state)  # an action's copy: the same seats
     assert moved.seats is state.seats and phone.held_in(moved) == ()
     taken = snapshots.editable_copy(state)
-    tables._changed_seat(taken, 2, holder_key="phone-at-the-bar", user_id=None, guest_id=None)
+    changed_seat(taken, 2, holder_key="phone-at-the-bar", user_id=None, guest_id=None)
     assert phone.held_in(taken) == (2,)
     assert phone.held_in(state) == ()
 
@@ -360,7 +361,7 @@ def test_a_heartbeat_round_is_heard_by_every_state_of_its_tables_and_changes_non
     newer = snapshots.editable_copy(before)
     newer.table.version += 1
     # A seat taken since (its row's moment set as it was taken) is later than the round.
-    tables._changed_seat(newer, 2, last_seen=heard + timedelta(seconds=3))
+    changed_seat(newer, 2, last_seen=heard + timedelta(seconds=3))
     remember(newer)
     assert snapshots._views[table.pk] is newer
     assert [s.last_seen for s in newer.moment().seats][1:3] == [

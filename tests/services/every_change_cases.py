@@ -2,7 +2,7 @@
 `verify_action`: random legal sequences of changes (a seat taken and left, away and back,
 ready, exchange, challenge, knock, stay, fold, play, the laundry's and the answers' windows
 closing, the table's own actions, a deal, a hand's end, a rubber's end and the next rubber),
-each made once through the worker thread's decider (`tables._change`, `store.commit`) and once
+each made once through the worker thread's decider (`decide.change`, `store.commit`) and once
 from the event loop as the phones and the clock make it (`act_here`, `fire_here`: the
 snapshot, `store.acommit` and its loop writer). After every change:
 
@@ -40,6 +40,7 @@ from games.engine.cards import token
 from games.live import notices
 from games.models import ActionReceipt, PlayedHand, Rubber, RubberPlayer, Seat, Table
 from games.services import events, snapshots, store, tables
+from games.services.changes import deadlines
 from games.services.snapshots import advance, load_state, remember
 from games.services.state import CHANGED_FIELDS, TableState
 from games.view.context import Viewer, render_view
@@ -245,7 +246,7 @@ class Walk:
         if change[0] == "act":
             return str(change[2]["act"])
         if change[0] == "clock":
-            step = tables._due_step(before, self.clock.now)
+            step = deadlines.due_step(before, self.clock.now)
             return f"clock: {step.kind if step is not None else 'nothing'}"
         return str(change[0])
 

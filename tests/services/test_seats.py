@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from games.models import Rubber, Seat, Table
 from games.services import tables
+from games.services.changes.decide import changed_seat
 from games.services.history import open_tables, standings
 from games.services.snapshots import editable_snapshot, view_state
 from games.services.tables import TableError
@@ -194,9 +195,7 @@ def test_who_a_phone_holds_is_read_again_once_a_seat_changes_hands(klaver: Cast)
     assert same.seat_keys[1] is shared.seat_keys[1]  # passed on, not read again
     assert same.held_by(klaver.bram.holder) == [1]
     holder = klaver.guus.holder
-    tables._changed_seat(
-        same, 1, holder_key=holder.key, user_id=holder.user_id, guest_id=holder.guest_id
-    )
+    changed_seat(same, 1, holder_key=holder.key, user_id=holder.user_id, guest_id=holder.guest_id)
     assert same.held_by(klaver.bram.holder) == []
     assert same.held_by(holder) == [1]
     assert shared.held_by(klaver.bram.holder) == [1]  # the snapshot's seats are its own

@@ -1,0 +1,164 @@
+"""Rubbers and hands: a rubber started, a hand dealt, a hand's end and a rubber's."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.utils.translation import gettext_lazy as _
+
+from accounts.models import User
+from games.engine import table as table_rules
+from games.engine.rubber import first_dealer
+from games.models import (
+    PlayedHand,
+    Rubber,
+    RubberPlayer,
+    Table,
+)
+from games.services import events, store
+from games.services.changes.decide import (
+    TableError,
+    change,
+    changed_seat,
+)
+from games.services.conf import pace
+from games.services.refusals import refusal_message
+from games.services.state import Holder, TableState, finish_hand
+
+
+def start_rubber(table_id: int, who: User | Holder) -> int:
+    """Any player at the table, or its creator, starts a rubber (or another one with the same
+    seats after the last). `who`: a member, or whoever a phone speaks for (a guest too)."""
+    holder = who if isinstance(who, Holder) else Holder(user_id=who.pk)
+
+    def make(state: TableState, now: datetime) -> None:
+        table = state.table
+        if not state.held_by(holder) and table.created_by_id != holder.user_id:
+            raise TableError("not_allowed", _("Only the players at the table start a rubber."))
+        free = any(seat.is_free for seat in state.seats)
+        refused = table_rules.start_refusal(table.status, free)
+        if refused is not None:
+            raise TableError(refused.code, refusal_message(refused))
+        rules = state.rules
+        previous = state.rubber
+        last = store.last_hand(previous.pk) if previous is not None and previous.over else []
+        # After a rubber at these seats its last hand names the first dealer; else the engine
+        # draws one.
+        result, seats = (last[0].result, last[0].seats) if last else (None, ())
+        dealer = first_dealer(table.seat_count, result, seats)
+        rubber = Rubber(
+            table=table,
+            number=(previous.number + 1) if previous is not None else 1,
+            rules_json=table.rules_json,
+            players=[seat.name for seat in state.seats],
+            lives=[rules.starting_lives] * table.seat_count,
+            dealer=dealer,
+        )
+        seated = [
+            RubberPlayer(
+                seat=seat.index,
+                name=seat.name,
+                user_id=seat.user_id,
+                guest_id=seat.guest_id,
+                bot_level=seat.bot_level,
+            )
+            for seat in state.seats
+        ]
+
+        def write() -> None:
+            rubber.save()
+            for player in seated:
+                player.rubber = rubber
+            RubberPlayer.objects.bulk_create(seated)
+
+        store.with_work(state, write)
+        table.status = Table.Status.PLAYING
+        table.paused = False
+        state.rubber, state.hand_row, state.hand, state.hand_seats = rubber, None, None, []
+        deal(state, now)
+
+    return change(table_id, make).version
+
+
+def deal(state: TableState, now: datetime, *, again: bool = False) -> bool:
+    """The next hand of the rubber; True when it changed a seat's row too (someone back from
+    buying a round, or dealt in while away buying one). `again`: the hand under way, with
+    nothing played in it, is dealt once more in its own row (a slate hand whose real cards are
+    still to come, when who buys a round changed)."""
+    assert state.rubber is not None
+    if again:
+        assert state.hand is not None and not state.hand.actions
+        state.hand = None  # the rubber deals from the lives and the dealer it left
+    rubber_number = state.rubber.number
+    back = [s.index for s in state.seats if s.back_at_deal]
+    buying = [s.index for s in state.seats if s.away == "round" and not s.back_at_deal]
+    for index in back:
+        changed_seat(state, index, away="", back_at_deal=False)
+    for index in buying:
+        changed_seat(state, index, round_in_rubber=rubber_number)
+    rubber = state.engine_rubber()
+    # The hand dealt while she buys a round, she loses no lives (rules.md 3.8); it is the one
+    # hand her round covers (`end_hand`).
+    hand = rubber.deal(immune=buying)
+    last = state.hand_row
+    if again:
+        assert last is not None
+        row = last
+        row.record = hand.record()
+        state.record_changed = True  # written with the table's fields (the store's claim)
+    else:
+        # After the rubber's latest hand, as load_state reads it; the first of a new rubber.
+        ongoing = last is not None and state.rubber.pk is not None
+        number = last.number + 1 if ongoing and last.rubber_id == state.rubber.pk else 1
+        row = PlayedHand(
+            rubber=state.rubber, number=number, seats=list(rubber.hand_seats), record=hand.record()
+        )
+        store.with_new_hand(state, row)
+    state.hand_row = row
+    state.hand = hand
+    state.hand_seats = list(rubber.hand_seats)
+    state.base = None  # a new hand: other processes read it (its cards) from the database
+    set_windows(state, table_rules.dealt(hand, pace(), now))
+    return bool(back or buying)
+
+
+def set_windows(state: TableState, windows: table_rules.Windows) -> None:
+    """The table's fields as the engine's windows leave them (games/engine/table.py)."""
+    table = state.table
+    table.laundry_until = windows.laundry_until
+    if windows.laundry_ready is not table.laundry_ready:
+        table.laundry_ready = list(windows.laundry_ready)
+    table.awaiting_since = windows.awaiting_since
+
+
+def end_hand(state: TableState, now: datetime) -> None:
+    """The end of the hand: its result, the rubber as it leaves it and the players' tallies,
+    written with the change; and a round bought for this hand over (rules.md 3.8)."""
+    hand = state.hand
+    assert hand is not None
+    for hand_seat, index in enumerate(state.hand_seats):
+        seat = state.seats[index]
+        if hand.immune[hand_seat] and seat.away == "round":
+            away = table_rules.away_after_round(seat.back_at_deal)
+            changed_seat(state, index, away=away, back_at_deal=False)
+    outcome = finish_hand(state, now)
+    row, rubber_row, table = state.hand_row, state.rubber, state.table
+    assert row is not None and rubber_row is not None
+    # The hand's row (its whole record with it), the rubber's and the lives each player lost:
+    # plain statements, which the loop's writers send too.
+    store.with_hand_end(state, row, rubber_row, outcome.lives_lost)
+    state.record_changed = False
+    if not rubber_row.over:
+        return
+
+    def write() -> None:
+        # At a rubber's end also who lost it and who won, and the nights hook.
+        players = RubberPlayer.objects.filter(rubber=rubber_row)
+        players.filter(seat__in=rubber_row.losers).update(lost=True)
+        players.filter(seat=rubber_row.winner).update(won=True)
+        # The nights hook: standings, rounds owed and ratings are written in this transaction.
+        events.rubber_finished.send(
+            sender=Rubber, rubber=rubber_row, table=table, hand=row, now=now
+        )
+
+    store.with_work(state, write)
