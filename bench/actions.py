@@ -86,7 +86,7 @@ def play(
     from games.live.consumers import TableConsumer
     from games.models import Seat, Table
     from games.services import tables
-    from games.services.snapshots import kept, view_state
+    from games.services.snapshots import snapshot_of, view_state
     from games.services.state import Holder
     from games.view.parts import Shared
 
@@ -127,7 +127,7 @@ def play(
             # reading the row here (an ORM query, more instructions than the action and its
             # four views together) would count in a profile of the whole run, though not in
             # the CPU timed below.
-            state = kept(table_id) or view_state(table_id)
+            state = snapshot_of(table_id) or view_state(table_id)
             hand = state.hand
             if state.table.status == Table.Status.RUBBER_OVER:
                 tables.start_rubber(table_id, User.objects.get(pk=holders[table_id, 0].user_id))

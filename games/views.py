@@ -29,8 +29,8 @@ from games.forms import CodeForm, JoinForm, SlateForm, TableForm
 from games.models import Table
 from games.services import slate, tables
 from games.services.access import is_member, table_access
+from games.services.club_page import open_tables, standings
 from games.services.conf import seconds
-from games.services.history import open_tables, standings
 from games.services.snapshots import load_state
 from games.services.state import HOLDER_SESSION_KEY, Holder
 from games.services.store import one_snapshot

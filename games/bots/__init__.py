@@ -21,8 +21,8 @@ How a table asks its bots (`table.play_hand` is the reference implementation):
   actions hold a card to play or a stay/fold answer). With simultaneous answers every awaited
   seat is due; ask them one after another.
 - Call `bot.notice(observe(hand, seat))` once the hand is complete, so the bot remembers its end.
-- On the server use `decide_async` (or `games.services.players.decide` from a worker thread): Strong
-  searches in a worker process so the event loop keeps serving the humans, and every decision
+- On the server use `decide_async` (or `games.services.bot_seats.decide` from a worker thread):
+  Strong searches in a worker process so the event loop keeps serving the humans, and every decision
   of it takes the same time (`aio.thinking_time`) so its pace tells nothing of its hand; the
   other levels decide in microseconds in place.
 

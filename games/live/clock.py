@@ -110,7 +110,7 @@ async def stop() -> None:
 
 
 # Tables fired at once: a computer player's thinking, and the steady pace it keeps so its
-# pauses say nothing of its cards (games.services.players), hold up no other table.
+# pauses say nothing of its cards (games.services.bot_seats), hold up no other table.
 WORKERS = 4
 
 

@@ -22,7 +22,14 @@ from django.db.models import Model
 from games.engine import Hand, parse_action
 from games.models import PlayedHand, Rubber, Table
 from games.services import events, store
-from games.services.state import MOMENTS, TableState, finish_hand, hear, heard_lately, take_hand
+from games.services.state import (
+    MOMENTS,
+    TableState,
+    finish_hand,
+    presence_round,
+    set_presence,
+    take_hand,
+)
 
 
 def clone[M: Model](row: M) -> M:
@@ -150,11 +157,11 @@ def refresh_presence(seen: Iterable[tuple[int, int, datetime | None]]) -> None:
         kept = set(_views)
     heard = {
         table_id: times
-        for table_id, times in heard_lately().items()
+        for table_id, times in presence_round().items()
         if table_id in kept and table_id not in by_table
     }
     heard.update(by_table)
-    hear(heard)
+    set_presence(heard)
 
 
 def view_state(table_id: int, at_least: int | None = None) -> TableState:
@@ -200,7 +207,7 @@ def editable_copy(shared: TableState) -> TableState:
     return _editable(shared, clone(shared.table))
 
 
-def kept(table_id: int) -> TableState | None:
+def snapshot_of(table_id: int) -> TableState | None:
     """This process's snapshot of the table (None: it has none), with no query. Never change
     it: a change is made to its `editable_copy`, and holds only if the table is still at the
     snapshot's version when it is written."""
@@ -209,8 +216,8 @@ def kept(table_id: int) -> TableState | None:
 
 
 def editable_snapshot(table_id: int) -> TableState | None:
-    """`editable_copy` of this process's snapshot of the table (`kept`), with no query."""
-    shared = kept(table_id)
+    """`editable_copy` of this process's snapshot of the table (`snapshot_of`), with no query."""
+    shared = snapshot_of(table_id)
     if shared is None:
         return None
     return _editable(shared, clone(shared.table))

@@ -82,13 +82,13 @@ class Holder:
 _heard: dict[int, dict[int, datetime | None]] = {}
 
 
-def hear(heard: dict[int, dict[int, datetime | None]]) -> None:
+def set_presence(heard: dict[int, dict[int, datetime | None]]) -> None:
     """The presence a heartbeat round read (`_heard`)."""
     global _heard
     _heard = heard
 
 
-def heard_lately() -> dict[int, dict[int, datetime | None]]:
+def presence_round() -> dict[int, dict[int, datetime | None]]:
     return _heard
 
 
@@ -293,9 +293,10 @@ class TableState:
 
     def _clock_seats(self) -> tuple[tuple[table_rules.Seat, ...], tuple[str, ...]]:
         """The seats as the clock sees them, and who is away; kept while the state holds the
-        same list of seats (a change to a seat makes a new list: `_changed_seat`) and no
-        heartbeat round has been heard since (`hear`), and passed on to the next state with the
-        rules (`same_rules_as`): the views and the deadlines ask for a moment at every change."""
+        same list of seats (a change to a seat makes a new list: `changed_seat`) and no
+        heartbeat round has been heard since (`set_presence`), and passed on to the next state
+        with the rules (`same_rules_as`): the views and the deadlines ask for a moment at every
+        change."""
         kept = self.clock_seats
         slate = self.table.slate
         round_ = _heard.get(self.table.pk)

@@ -2,7 +2,7 @@
 
 Strong searches an offer out of turn only when its hand makes a knock worth weighing, so
 unpaced its pause before the table moves on would tell a strong hand from a weak one. These
-decisions go through `games.services.players.decide`, the table clock's way of asking a bot.
+decisions go through `games.services.bot_seats.decide`, the table clock's way of asking a bot.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from games.bots.aio import thinking_time
 from games.bots.base import is_due
 from games.bots.strong import Strong
 from games.engine import CLASSIC, Hand, Observation, observe
-from games.services import players
+from games.services import bot_seats
 
 BUDGET = 0.05  # a short search keeps the test quick; the pace follows the budget
 DECISIONS = 5
@@ -46,7 +46,7 @@ def _median_pause(bot: Strong, offers: list[Observation]) -> float:
     pauses = []
     for obs in offers:
         started = time.perf_counter()
-        players.decide(bot, obs, CLASSIC)
+        bot_seats.decide(bot, obs, CLASSIC)
         pauses.append(time.perf_counter() - started)
     return statistics.median(pauses)
 
@@ -54,7 +54,7 @@ def _median_pause(bot: Strong, offers: list[Observation]) -> float:
 def test_strong_takes_as_long_over_an_offer_out_of_turn_whatever_its_hand() -> None:
     strong, weak = _offers(searched=True), _offers(searched=False)
     bot = Strong(1, budget=BUDGET)
-    players.decide(bot, weak[0], CLASSIC)  # warm: the pool's worker starts and imports the bots
+    bot_seats.decide(bot, weak[0], CLASSIC)  # warm: the pool's worker starts and imports the bots
     strong_pause = _median_pause(bot, strong)
     weak_pause = _median_pause(bot, weak)
     assert abs(strong_pause - weak_pause) < TOLERANCE, (

@@ -382,7 +382,7 @@ def test_a_heartbeat_round_is_heard_by_every_state_of_its_tables_and_changes_non
     # Its snapshot forgotten, the next round forgets what was heard there.
     del snapshots._views[other.pk]
     snapshots.refresh_presence([])
-    assert other.pk not in state.heard_lately() and table.pk in state.heard_lately()
+    assert other.pk not in state.presence_round() and table.pk in state.presence_round()
 
 
 def play_out_the_hand(klaver: Cast, table: Table, published: list[TableState]) -> TableState:

@@ -294,7 +294,7 @@ class Walk:
     def snapshot_kept(self) -> Iterator[None]:
         """The process's snapshot, which a change on the loop is decided from (on a copy), is
         as it was after it: a snapshot is shared, by the phones' views and the next change."""
-        shared = snapshots.kept(self.table_id)
+        shared = snapshots.snapshot_of(self.table_id)
         assert shared is not None
         was = copy.deepcopy(facts(shared))
         yield

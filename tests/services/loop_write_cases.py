@@ -334,7 +334,7 @@ async def test_a_deal_the_clock_fires_is_decided_on_the_snapshot(
     )
     assert [hand.number for hand in hands] == [1, 2] and hands[0].complete
     dealt = hands[1]
-    state = snapshots.kept(table.pk)
+    state = snapshots.snapshot_of(table.pk)
     assert state is not None and state.table.version == ended["table"]["version"] + 1
     assert state.hand_row.pk == dealt.pk and state.hand_row.record == dealt.record
     assert dealt.started_at == at and not dealt.complete and len(dealt.record["hands"]) == 4
@@ -373,7 +373,7 @@ async def test_deals_of_several_tables_at_once_each_get_their_own_hands_key(
     keys = set()
     for table_id in ids:
         dealt = await sync_to_async(PlayedHand.objects.get)(rubber__table_id=table_id, number=2)
-        state = snapshots.kept(table_id)
+        state = snapshots.snapshot_of(table_id)
         assert state is not None and state.hand_row.pk == dealt.pk
         assert state.hand_row.record == dealt.record
         keys.add(dealt.pk)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from games.models import PlayedHand, Table
-from games.services import players, tables
+from games.services import bot_seats, tables
 from tests.personas import Cast
 from tests.tables import bot_table, clock_plays, play_out_rubber, state_of
 
@@ -17,9 +17,9 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture(autouse=True)
 def no_bots_kept():
     """Each test starts as a process that has met no table."""
-    players._bots.clear()
+    bot_seats._bots.clear()
     yield
-    players._bots.clear()
+    bot_seats._bots.clear()
 
 
 def _bot_table(klaver: Cast) -> Table:
@@ -38,7 +38,7 @@ def test_a_computer_player_keeps_what_it_read_from_rubber_to_rubber_and_after_a_
         play_out_rubber(table.pk)
         tables.start_rubber(table.pk, klaver.anna.user)
         state = state_of(table)
-        bot = players.bot_for(state, 1)
+        bot = bot_seats.bot_for(state, 1)
         first = first or bot
         # The bot that played the rubbers before, kept.
         assert bot is first
@@ -51,11 +51,11 @@ def test_a_computer_player_keeps_what_it_read_from_rubber_to_rubber_and_after_a_
     else:
         raise AssertionError("ten rubbers without a knock over two hands")
     # Having watched every hand the table finished.
-    assert bot is players.bot_for(state_of(table), 1)
+    assert bot is bot_seats.bot_for(state_of(table), 1)
     assert {name: bot.memory.of(name).hands for name in names} == dict.fromkeys(names, finished)
 
-    players._bots.clear()  # a restart: this process has met no table
-    again = players.bot_for(state_of(table), 1)
+    bot_seats._bots.clear()  # a restart: this process has met no table
+    again = bot_seats.bot_for(state_of(table), 1)
     assert again is not bot
     assert {name: again.memory.of(name) for name in names} == learnt
 
@@ -67,7 +67,7 @@ def test_a_finished_hand_is_watched_once(klaver: Cast) -> None:
             break
         clock_plays(table.pk)
     state = state_of(table)
-    bot = players.bot_for(state, 0)
+    bot = bot_seats.bot_for(state, 0)
     hands = {name: habits.hands for name, habits in bot.memory.habits.items()}
-    assert players.bot_for(state, 0) is bot
+    assert bot_seats.bot_for(state, 0) is bot
     assert {name: habits.hands for name, habits in bot.memory.habits.items()} == hands

@@ -10,7 +10,7 @@ from clubs.models import HouseRuleProfile
 from games.engine import HouseRules
 from games.models import RubberPlayer, Table
 from games.services import tables
-from games.services.history import standings
+from games.services.club_page import standings
 from games.services.state import Holder
 from tests.personas import Cast
 from tests.tables import clock_plays

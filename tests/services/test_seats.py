@@ -11,7 +11,7 @@ from django.utils import timezone
 from games.models import Rubber, Seat, Table
 from games.services import tables
 from games.services.changes.decide import changed_seat
-from games.services.history import open_tables, standings
+from games.services.club_page import open_tables, standings
 from games.services.snapshots import editable_snapshot, view_state
 from games.services.tables import TableError
 from tests.personas import Cast, member

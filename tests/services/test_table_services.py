@@ -19,7 +19,7 @@ from clubs.models import HouseRuleProfile
 from games.engine import HouseRules
 from games.live import clock
 from games.models import ActionReceipt, PlayedHand, Seat, Table
-from games.services import players, snapshots, store, tables
+from games.services import bot_seats, snapshots, store, tables
 from games.services.access import club_role
 from games.services.tables import TableError
 from tests.personas import Cast
@@ -345,13 +345,13 @@ def test_a_computer_player_is_offered_the_laundry_only_in_its_window(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     offered: list[set[str]] = []
-    real_decide = players.decide
+    real_decide = bot_seats.decide
 
     def spy(bot, observation, rules):
         offered.append({a.act for a in observation.legal})
         return real_decide(bot, observation, rules)
 
-    monkeypatch.setattr(players, "decide", spy)
+    monkeypatch.setattr(bot_seats, "decide", spy)
     settings.TOEPEN_LAUNDRY_SECONDS = 10
     table = tables.create_table(
         club=klaver.club,
@@ -389,7 +389,7 @@ def test_a_computer_player_may_knock_out_of_turn_and_is_asked_once_a_version(
             return next(a for a in observation.legal if a.act in ("play", "stay"))
         return None
 
-    monkeypatch.setattr(players, "decide", knock_out_of_turn_once)
+    monkeypatch.setattr(bot_seats, "decide", knock_out_of_turn_once)
     table = tables.create_table(
         club=klaver.club,
         user=klaver.anna.user,

@@ -12,7 +12,7 @@ from django.utils import timezone
 from games.engine import Action
 from games.engine import table as table_rules
 from games.engine.table import BOT_STEPS, Step
-from games.services import players, store
+from games.services import bot_seats, store
 from games.services.changes.decide import (
     InThread,
     NotDue,
@@ -47,8 +47,8 @@ def _think(state: TableState, step: Step) -> Action | None:
     assert state.hand is not None and hand_seat is not None
     legal = table_rules.allowed(state.hand, hand_seat, step.kind == "bot_laundry")
     observation = observation._replace(legal=tuple(legal))
-    bot = players.bot_for(state, step.seat)
-    return players.decide(bot, observation, state.rules)
+    bot = bot_seats.bot_for(state, step.seat)
+    return bot_seats.decide(bot, observation, state.rules)
 
 
 def _carry_out(state: TableState, step: Step, now: datetime, decision: Action | None) -> None:
@@ -136,7 +136,7 @@ def _due(state: TableState, now: datetime) -> None:
         # Should not happen (the plan and the engine agree); never spin on it: retry later.
         log.exception("table %s: a deadline could not be carried out", state.table.pk)
         state.table.deadline_at = now + timedelta(seconds=5)
-        store.note(state.table, state.table.version)
+        store.note_deadline(state.table, state.table.version)
         raise NotDue from None
 
 

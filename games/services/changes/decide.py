@@ -119,7 +119,7 @@ def _commit(
         return Outcome(base, changed=False)
     except Unchanged:
         state.table.deadline_at = next_deadline(state, now)
-        store.note(state.table, base)
+        store.note_deadline(state.table, base)
         return Outcome(base, changed=False)
     next_version(state, now)
     try:

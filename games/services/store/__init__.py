@@ -34,7 +34,7 @@ from django.db import connections
 
 from games.services import events
 from games.services.store import claim
-from games.services.store.claim import Duplicate, Held, Lost, note
+from games.services.store.claim import Duplicate, Held, Lost, note_deadline
 from games.services.store.loop_postgres import LoopWriter
 from games.services.store.loop_sqlite import SqliteLoopWriter
 from games.services.store.presence import mark_seen, mark_seen_all
@@ -78,7 +78,7 @@ __all__ = [
     "mark_seen",
     "mark_seen_all",
     "new_loop_writer",
-    "note",
+    "note_deadline",
     "one_snapshot",
     "presence",
     "receipt",

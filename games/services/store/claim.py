@@ -150,7 +150,7 @@ def write(
         raise
 
 
-def note(table: Table, base: int) -> bool:
+def note_deadline(table: Table, base: int) -> bool:
     """The table's deadline and the computer players who passed, noted without a new version
     (nothing changed that a phone shows); False when the table has moved on meanwhile."""
     return bool(NOTE(table.pk, base, table.deadline_at, table.bots_offered))
