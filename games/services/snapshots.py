@@ -145,7 +145,7 @@ def remember(state: TableState) -> None:
 def refresh_presence(seen: Iterable[tuple[int, int, datetime | None]]) -> None:
     """When the phones at this process's tables were last heard (`seen`: each seat's id,
     table and `last_seen`, read afresh from the database), for the states to read beside their
-    seats (`state.hear`): a change made from a snapshot plans the grace deadlines of dropped
+    seats (`state.set_presence`): a change made from a snapshot plans the grace deadlines of dropped
     phones from them (`services.act_here`), and the clock decides on them whether a quiet
     phone's player is away. No state is made or changed: presence is not a version of the
     table. A table this round did not read (its phones gone from this process) keeps what the

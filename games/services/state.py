@@ -338,7 +338,7 @@ def take_hand(state: TableState, hand_row: PlayedHand) -> None:
 
 def finish_hand(state: TableState, now: datetime) -> Any:
     """The end of `state`'s hand (complete): the hand's result and the rubber as the rules
-    leave them, in `state`'s own rows (services._finish_hand saves them; another process moves
+    leave them, in `state`'s own rows (changes.rubbers.end_hand saves them; another process moves
     its snapshot through the same end without a query). The engine's outcome."""
     hand, row, rubber_row = state.hand, state.hand_row, state.rubber
     assert hand is not None and hand.complete and row is not None and rubber_row is not None
