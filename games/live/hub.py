@@ -360,7 +360,15 @@ def phone_key(phone: Any, seats: tuple[int, ...]) -> Any:
     `seats`), by language and what they may do. A seat holder's view is her own."""
     if seats:
         return None
-    return ("watching", phone.language, phone.can_start, phone.can_close, phone.can_keep)
+    # A slate's followers (by code) see the slate's view, never a dealt table's watchers' view.
+    return (
+        "watching",
+        phone.by_code,
+        phone.language,
+        phone.can_start,
+        phone.can_close,
+        phone.can_keep,
+    )
 
 
 async def send_all(frames: list[tuple[Phone, int, str | None]]) -> None:

@@ -54,11 +54,16 @@ def is_admin(user: Any, club: Club | int) -> bool:
 
 
 def table_access(state: TableState, holder: Holder, user: Any) -> Access:
-    """What `holder` (speaking for `user`, who may be anonymous) may do at `state`'s table."""
+    """What `holder` (speaking for `user`, who may be anonymous) may do at `state`'s table.
+    A slate table is looked at through its slate alone (/s/, /ws/slates/: who has its code
+    follows it, games.services.slate.may_keep says who writes), as it is changed
+    (games.services.tables.check_door): here nobody holds a seat of it or watches it."""
     table = state.table
     member = user if user is not None and user.is_authenticated else None
     creator = member is not None and table.created_by_id == member.pk
     role = club_role(member, table.club_id)
+    if table.slate:
+        return Access(seats=(), may_watch=False, can_start=False)
     seats = tuple(state.held_by(holder))
     return Access(
         seats=seats,
@@ -80,5 +85,6 @@ def watchers_allowed(asked: Iterable[tuple[int, int]]) -> set[tuple[int, int]]:
         user_id__in={user for _, user in asked},
         club__tables__pk__in={table for table, _ in asked},
         club__tables__allow_spectators=True,
+        club__tables__slate=False,
     ).values_list("club__tables__pk", "user_id")
     return asked & set(rows)

@@ -29,7 +29,13 @@ from games.engine.rubber import Rubber as EngineRubber
 from games.models import PlayedHand, RubberPlayer, Seat, SlateKeepers, Table
 from games.services import store
 from games.services.access import is_member
-from games.services.changes.decide import Outcome, TableError, change, changed_seat
+from games.services.changes.decide import (
+    Outcome,
+    TableError,
+    change,
+    changed_seat,
+    check_door,
+)
 from games.services.changes.play import check_action_id, check_hand
 from games.services.changes.rubbers import deal, end_hand, start_rubber
 from games.services.changes.seats import night_now, step_away, step_back, table_rules_of
@@ -104,15 +110,14 @@ def create_slate_table(
             Seat(table=table, index=index, name=name, user=player.user, holder_key=SLATE_HOLDER)
             for index, (name, player) in enumerate(zip(names, players, strict=True))
         )
-        start_rubber(table.pk, user)
+        start_rubber(table.pk, user, slate=True)
     table.refresh_from_db()
     return table
 
 
 def _check_keeper(table: Table, user: Any) -> None:
     """Refused unless `table` is a slate table and `user` may keep its slate."""
-    if not table.slate:
-        raise TableError("not_slate", _("This table is not a slate table."))
+    check_door(table, slate=True)
     if not may_keep(table, user):
         raise TableError("not_keeper", _("You may follow this slate, not write on it."))
     if table.status == Table.Status.CLOSED:
@@ -357,4 +362,4 @@ def next_rubber(table_id: int, user: Any) -> int:
     _check_keeper(table, user)
     if table.status != Table.Status.RUBBER_OVER:
         raise TableError("playing", _("A rubber is going on."))
-    return start_rubber(table.pk, table.created_by)
+    return start_rubber(table.pk, table.created_by, slate=True)

@@ -18,7 +18,7 @@ change a table themselves, and nothing here knows about requests or sockets.
 """
 
 from games.services.changes.deadlines import fire_deadline, fire_here
-from games.services.changes.decide import Busy, Outcome, TableError, next_version
+from games.services.changes.decide import Busy, Outcome, TableError, check_door, next_version
 from games.services.changes.play import act, act_here, check_action_id, check_hand, play, ready
 from games.services.changes.rubbers import start_rubber
 from games.services.changes.seats import (
@@ -43,6 +43,7 @@ __all__ = [
     "act_here",
     "arrive",
     "check_action_id",
+    "check_door",
     "check_hand",
     "close_table",
     "come_back",

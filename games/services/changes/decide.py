@@ -24,6 +24,7 @@ from django.utils.translation import gettext_lazy as _
 from games.engine import table as table_rules
 from games.models import (
     Seat,
+    Table,
 )
 from games.services import store
 from games.services.conf import pace
@@ -46,6 +47,18 @@ class Busy(TableError):
 
     def __init__(self) -> None:
         super().__init__("busy", _("The table is busy for a moment. Try again."))
+
+
+def check_door(table: Table, slate: bool = False) -> None:
+    """The one rule of each kind of table, asked by every change a person makes: a dealt
+    table is changed through its seats (its page, /ws/tables/), a slate table through its
+    slate alone (games/services/slate.py: its keepers, /ws/slates/). A slate's players hold
+    real cards and no phone's seat, whoever sits there; `slate`: asked for the slate's
+    keepers. Who may look follows the same rule (games.services.access.table_access)."""
+    if table.slate and not slate:
+        raise TableError("slate_table", _("This table keeps a slate: write on the slate."))
+    if slate and not table.slate:
+        raise TableError("not_slate", _("This table is not a slate table."))
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from games.services.changes.decide import (
     TableError,
     change,
     change_anywhere,
+    check_door,
 )
 from games.services.changes.rubbers import end_hand, set_windows
 from games.services.changes.seats import laundry_done
@@ -70,9 +71,7 @@ def play(
     """A player's action checked against `state` (the table's seats, its hand, the engine's
     rules) and applied to it; a refusal raises TableError."""
     table = state.table
-    if table.slate:
-        # Its players hold real cards: the slate is written through games/services/slate.py alone.
-        raise TableError("slate_table", _("This table keeps a slate: write on the slate."))
+    check_door(table)
     if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < len(state.seats):
         raise TableError("bad_action", _("There is no such seat."))
     if not holder.holds(seat_keys(state.seats[seat])):
@@ -116,6 +115,7 @@ def ready(table_id: int, holder: Holder, seat: int, hand: str | None = None) -> 
     """A player is done with the laundry; when every seat is, the window closes early."""
 
     def make(state: TableState, now: datetime) -> None:
+        check_door(state.table)
         if not 0 <= seat < len(state.seats) or not holder.holds(seat_keys(state.seats[seat])):
             raise TableError("not_your_seat", _("That is not your seat."))
         check_hand(state, hand)

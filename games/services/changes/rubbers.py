@@ -20,19 +20,22 @@ from games.services.changes.decide import (
     TableError,
     change,
     changed_seat,
+    check_door,
 )
 from games.services.conf import pace
 from games.services.refusals import refusal_message
 from games.services.state import Holder, TableState, finish_hand
 
 
-def start_rubber(table_id: int, who: User | Holder) -> int:
+def start_rubber(table_id: int, who: User | Holder, *, slate: bool = False) -> int:
     """Any player at the table, or its creator, starts a rubber (or another one with the same
-    seats after the last). `who`: a member, or whoever a phone speaks for (a guest too)."""
+    seats after the last). `who`: a member, or whoever a phone speaks for (a guest too);
+    `slate`: asked by the slate's service for its keeper (`check_door`)."""
     holder = who if isinstance(who, Holder) else Holder(user_id=who.pk)
 
     def make(state: TableState, now: datetime) -> None:
         table = state.table
+        check_door(table, slate)
         if not state.held_by(holder) and table.created_by_id != holder.user_id:
             raise TableError("not_allowed", _("Only the players at the table start a rubber."))
         free = any(seat.is_free for seat in state.seats)

@@ -28,6 +28,7 @@ from games.services.changes.decide import (
     TableError,
     change,
     changed_seat,
+    check_door,
 )
 from games.services.refusals import refusal_message
 from games.services.snapshots import read_state
@@ -129,6 +130,7 @@ def take_seat(table_id: int, index: int, holder: Holder, name: str) -> int:
 
     def make(state: TableState, now: datetime) -> None:
         table = state.table
+        check_door(table)
         if table.status not in (Table.Status.WAITING, Table.Status.RUBBER_OVER):
             raise TableError("not_waiting", _("Seats are taken before a rubber starts."))
         if not 0 <= index < table.seat_count:
@@ -155,6 +157,7 @@ def leave_seat(table_id: int, index: int, holder: Holder) -> int:
 
     def make(state: TableState, now: datetime) -> None:
         table = state.table
+        check_door(table)
         own_seat(state, holder, index)
         refused = table_rules.leave_refusal(table.status, state.hand)
         if refused is not None:
@@ -234,6 +237,7 @@ def go_away(table_id: int, holder: Holder, index: int, reason: str) -> int:
     rubber). The table plays for her meanwhile; every phone shows who is away and why."""
 
     def make(state: TableState, now: datetime) -> None:
+        check_door(state.table)
         own_seat(state, holder, index)
         step_away(state, index, reason, now)
 
@@ -264,6 +268,7 @@ def come_back(table_id: int, holder: Holder, index: int) -> int:
     from buying a round at the next deal, the hand under way staying as it was dealt."""
 
     def make(state: TableState, now: datetime) -> None:
+        check_door(state.table)
         own_seat(state, holder, index)
         step_back(state, index)
         state.table.paused = False  # she is at the table: it goes on
