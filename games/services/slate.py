@@ -124,6 +124,15 @@ def _check_keeper(table: Table, user: Any) -> None:
         raise TableError("closed", _("This table is closed."))
 
 
+def check_named_hand(state: TableState, named: Any) -> None:
+    """Every change on the slate names the hand it was made on ("rubber/hand"): one that names
+    none (an old phone's frame, a forged one) is refused as a stale hand is, never applied to
+    the hand under way."""
+    if not isinstance(named, str):
+        raise TableError("stale_hand", _("That was meant for an earlier hand."))
+    check_hand(state, named)
+
+
 def _refusal(state: TableState, seat: int, error: IllegalAction) -> TableError:
     """The engine's refusal, with its finer reason (a knock over the lives, the knock limit),
     and the name of the player it was written for."""
@@ -156,7 +165,7 @@ def _write(state: TableState, frame: Mapping[str, Any], now: datetime) -> None:
     hand, row, table = state.hand, state.hand_row, state.table
     if table.status != Table.Status.PLAYING or hand is None or row is None or hand.complete:
         raise TableError("hand_over", _("No hand is being played."))
-    check_hand(state, frame.get("hand"))
+    check_named_hand(state, frame.get("hand"))
     seat = _seat(state, frame)
     hand_seat = state.hand_seat(seat)
     if hand_seat is None:
@@ -218,7 +227,7 @@ def _away(
 
     def make(state: TableState, now: datetime) -> None:
         _check_keeper(state.table, user)
-        check_hand(state, frame.get("hand"))
+        check_named_hand(state, frame.get("hand"))
         index = _seat(state, frame)
         was = state.seats[index].away
         try:
@@ -280,7 +289,7 @@ def counted_since(table_id: int, named_hand: Any, base: Any) -> Counted:
     return Counted(actions[base:], list(hand.players), list(row.seats))
 
 
-def undo(table_id: int, user: Any, named_hand: Any, action_id: Any) -> Outcome:
+def undo(table_id: int, user: Any, named: Any, action_id: Any) -> Outcome:
     """One step back: the last entry of the hand under way; from the first entry of a hand,
     back into the last finished hand of the rubber, reopened as it was before its last entry.
     The records are kept as they are after the undo, and the rubber's lives are the engine's
@@ -292,7 +301,7 @@ def undo(table_id: int, user: Any, named_hand: Any, action_id: Any) -> Outcome:
         _check_keeper(table, user)
         if state.rubber is None or state.hand_row is None:
             raise TableError("nothing_to_undo", _("There is nothing to undo."))
-        check_hand(state, named_hand)
+        check_named_hand(state, named)
         hands = list(PlayedHand.objects.filter(rubber=state.rubber).order_by("number"))
         row = hands[-1]
         if not row.record["actions"]:

@@ -13,11 +13,11 @@ from channels.testing import WebsocketCommunicator
 from games.engine.rules import SIWWESCHROOM
 from games.live.consumers import CLOSE_NOT_FOUND
 from games.live.hub import phone_key
-from games.models import Seat, SlateKeepers, Table
-from games.services import tables
+from games.models import ActionReceipt, PlayedHand, Seat, SlateKeepers, Table
+from games.services import slate, tables
 from games.services.tables import TableError
 from tests.personas import Cast, Persona, guest
-from tests.services.test_slate_tables import open_slate, play_out
+from tests.services.test_slate_tables import open_slate, play_out, write
 from tests.tables import ORIGIN
 from toepen_site.asgi import application
 
@@ -114,3 +114,26 @@ def test_a_slate_follower_never_shares_a_dealt_table_watchers_render() -> None:
     watcher = SimpleNamespace(by_code=False, **alike)
     assert phone_key(follower, ()) != phone_key(watcher, ())
     assert phone_key(follower, ()) == phone_key(SimpleNamespace(by_code=True, **alike), ())
+
+
+def test_a_slate_change_that_names_no_hand_is_refused_as_a_stale_one(klaver: Cast) -> None:
+    table = open_slate(klaver, SIWWESCHROOM, players=3)
+    anna = klaver.anna.user
+    write(table, "knock", 1)  # something to undo
+    before = seats_and_version(table)
+    record = PlayedHand.objects.get().record
+    changes: list[Any] = [
+        lambda: slate.write(table.pk, anna, {"act": "stay", "seat": 2}, "n1"),
+        lambda: slate.write(table.pk, anna, {"act": "stay", "seat": 2, "hand": None}, "n2"),
+        lambda: slate.write(table.pk, anna, {"act": "stay", "seat": 2, "hand": 1}, "n3"),
+        lambda: slate.undo(table.pk, anna, None, "n4"),
+        lambda: slate.go_away(table.pk, anna, {"seat": 2, "reason": "break"}, "n5"),
+        lambda: slate.come_back(table.pk, anna, {"seat": 2}, "n6"),
+    ]
+    for change in changes:
+        with pytest.raises(TableError) as refused:
+            change()
+        assert refused.value.code == "stale_hand"
+    assert seats_and_version(table) == before
+    assert PlayedHand.objects.get().record == record
+    assert not ActionReceipt.objects.filter(action_id__startswith="n").exists()
