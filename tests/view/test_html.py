@@ -96,7 +96,7 @@ def test_a_player_who_is_not_due_has_no_card_to_press():
 
 
 def test_views_rendered_together_are_the_views_rendered_alone():
-    """Phones rendered in one pass share the public part of their views (games.view.context.Shared):
+    """Phones rendered in one pass share the public part of their views (games.view.parts.Shared):
     each must still get exactly its own view, whoever is rendered first, in any language."""
     names = ["Anne", "Bart", "Cor", "Dieuwke"]
     viewers = [Viewer(seats=(seat,), active=seat) for seat in range(4)] + [
