@@ -9,6 +9,7 @@ from collections.abc import Callable
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.middleware.csrf import get_token
@@ -28,7 +29,7 @@ from games import throttle
 from games.forms import CodeForm, JoinForm, SlateForm, TableForm
 from games.models import Table
 from games.services import slate, tables
-from games.services.access import is_member, table_access
+from games.services.access import is_admin, is_member, table_access
 from games.services.club_page import open_tables, standings
 from games.services.conf import seconds
 from games.services.snapshots import load_state
@@ -118,7 +119,10 @@ def table_page(request: HttpRequest, code: str) -> HttpResponse:
     if not access.allowed and not (free and waiting):
         return _no_room(request, table)
     viewer = Viewer(
-        seats=seats, active=choose_active(state, seats, None), can_start=access.can_start
+        seats=seats,
+        active=choose_active(state, seats, None),
+        can_start=access.can_start,
+        can_close=access.can_close,
     )
     guest = get_guest(request)
     default_name = (
@@ -227,12 +231,46 @@ def table_leave(request: HttpRequest, code: str, index: int) -> HttpResponse:
 
 
 @login_required
-@require_POST
 def table_close(request: HttpRequest, code: str) -> HttpResponse:
-    """The table's creator or a club admin closes it."""
+    """The table's creator or a club admin closes it. The page asks first, saying what is lost
+    (a rubber under way is abandoned); only its form, which carries the confirmation, closes a
+    table with a rubber under way."""
     table = _table(request, code)
     user = request.user
-    return _table_change(request, table, lambda: tables.close_table(table.pk, user))  # type: ignore[arg-type]
+    if request.method == "POST":
+        confirmed = request.POST.get("confirm") == "abandon"
+        try:
+            tables.close_table(table.pk, user, confirmed=confirmed)  # type: ignore[arg-type]
+        except TableError as error:
+            if error.code != "confirm_close":
+                messages.error(request, error.message)
+                return redirect(table)
+            if request.headers.get("HX-Request"):
+                response = HttpResponse(status=204)
+                response["HX-Redirect"] = reverse("games:close", args=[table.code])
+                return response
+        else:
+            if request.headers.get("HX-Request"):
+                return HttpResponse(status=204)
+            return redirect(table)
+    elif request.method != "GET":
+        return HttpResponse(status=405, headers={"Allow": "GET, POST"})
+    if table.created_by_id != user.pk and not is_admin(user, table.club_id):  # type: ignore[arg-type]
+        raise PermissionDenied
+    state = load_state(table)
+    rubber = state.rubber if tables.rubber_under_way(state) else None
+    lives = list(rubber.lives) if rubber is not None else []
+    context = {
+        "table": table,
+        "closed": table.status == Table.Status.CLOSED,
+        "rubber": rubber,
+        "hands": state.hand_row.number if rubber is not None and state.hand_row else 0,
+        "players": [
+            (seat.name, lives[seat.index] if seat.index < len(lives) else None)
+            for seat in state.seats
+        ],
+    }
+    return render(request, "games/table_close.html", context)
 
 
 @require_POST

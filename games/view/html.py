@@ -533,10 +533,10 @@ def _actions(public: PublicView, seat: SeatView, csrf_token: str, shared: Shared
         text = _("Leave my seat")
         button = f'<button class="action action-leave secondary">{_e(text)}</button>'
         parts.append(_form(url, csrf_token, button))
-    if seat.can_close:
-        url = _url(shared, "games:close", public.code)
-        text = _("Close the table")
-        button = f'<button class="action action-close secondary">{_e(text)}</button>'
-        parts.append(_form(url, csrf_token, button))
     parts.append("</div>")
+    if seat.can_close:
+        # Away from the buttons of play, and one more page that says what closing loses.
+        url = _url(shared, "games:close", public.code)
+        text = _("Close the table…")
+        parts.append(f'<p class="table-close"><a href="{url}">{_e(text)}</a></p>')
     return "".join(parts)

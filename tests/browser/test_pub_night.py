@@ -307,6 +307,28 @@ def test_hand_results_and_the_dealer_are_never_cut_off_in_german(pub: Phones) ->
     on_screen(page, ".hand-result")
 
 
+def test_closing_a_table_in_play_sits_far_from_the_knock_and_asks_first(pub: Phones) -> None:
+    table = pub.server.seed(people=["anna"], seats=3, bots={"1": "easy", "2": "easy"}, start=True)
+    anna = open_table(pub, table["people"]["anna"], table["code"])
+    knock = anna.locator("#table-actions .action-knock")
+    close = anna.locator(".table-close a")
+    expect(knock).to_be_visible()
+    on_screen(anna, ".table-close a")
+    pub.shot(anna, "close-link-in-play")
+    # Not under the knock button: at the other end of the screen, and no button of play.
+    knock_box, close_box = knock.bounding_box(), close.bounding_box()
+    assert close_box["y"] + close_box["height"] < knock_box["y"] - 300, (close_box, knock_box)
+    close.tap()
+    expect(anna.locator(".close-table .warning")).to_contain_text("Rubber 1 is under way")
+    expect(anna.locator(".close-table .warning")).to_contain_text("abandons it")
+    pub.shot(anna, "close-asks-in-play")
+    anna.get_by_role("link", name="Back to the table").tap()
+    expect(anna.locator("#table-live")).to_have_attribute("data-status", "playing")
+    anna.locator(".table-close a").tap()
+    anna.get_by_role("button", name="Close and abandon the rubber").tap()
+    expect(anna.locator("#table-live")).to_have_attribute("data-status", "closed")
+
+
 # -- 8. a swipe overtaken by a knock -----------------------------------------------------------
 
 
@@ -599,7 +621,12 @@ def test_a_player_leaves_her_seat_and_the_creator_closes_the_table(pub: Phones) 
     expect(bram.get_by_role("button", name="Leave my seat")).to_have_count(0)
     pub.shot(bram, "bram-left")
     # Only the creator (or an admin) is offered to close it, and every phone hears it closed.
-    on_screen(anna, ".action-close")
+    # Closing is a link at the top, away from the buttons of play, to a page that asks first.
+    expect(anna.locator("#table-actions .table-close")).to_have_count(0)
+    on_screen(anna, ".table-close a")
+    anna.get_by_role("link", name="Close the table…").tap()
+    expect(anna.locator("#close-title")).to_be_visible()
+    pub.shot(anna, "close-asks")
     anna.get_by_role("button", name="Close the table").tap()
     for phone in (anna, bram):
         expect(phone.locator("#table-live")).to_have_attribute("data-status", "closed")

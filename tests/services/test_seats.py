@@ -64,7 +64,14 @@ def test_the_creator_or_a_club_admin_closes_a_table_and_its_unfinished_rubber_co
         tables.close_table(table.pk, klaver.bram.user)
     assert refused.value.code == "not_allowed"
     play_out_the_hand(klaver, table, away=-1)
-    tables.close_table(table.pk, klaver.anna.user)
+    # A rubber under way: not closed without a confirmation, and nothing changed.
+    version = Table.objects.get(pk=table.pk).version
+    with pytest.raises(TableError) as refused:
+        tables.close_table(table.pk, klaver.anna.user)
+    assert refused.value.code == "confirm_close"
+    assert Table.objects.get(pk=table.pk).version == version
+    assert not Rubber.objects.get(table=table).abandoned
+    tables.close_table(table.pk, klaver.anna.user, confirmed=True)
     closed = Table.objects.get(pk=table.pk)
     assert closed.status == Table.Status.CLOSED and closed.deadline_at is None
     assert Rubber.objects.get(table=table).abandoned
@@ -245,7 +252,7 @@ def test_a_phone_is_offered_to_leave_or_start_exactly_when_the_table_takes_it(
     assert taken(lambda: tables.start_rubber(table.pk, bram)) == "playing"
     assert taken(lambda: tables.leave_seat(table.pk, 1, bram)) == ""
     # Closed: neither, each refused as closed.
-    tables.close_table(table.pk, klaver.anna.user)
+    tables.close_table(table.pk, klaver.anna.user, confirmed=True)
     assert offered(table, 0) == (False, False)
     assert taken(lambda: tables.leave_seat(table.pk, 0, anna)) == "closed"
     assert taken(lambda: tables.start_rubber(table.pk, anna)) == "closed"

@@ -297,3 +297,43 @@ def test_the_table_page_names_its_own_websocket_in_its_policy(klaver: Cast) -> N
     with override_settings(ALLOWED_HOSTS=["toepen.example.nl"]):
         assert connect_src() == "connect-src 'self' ws://toepen.example.nl:8000"
         assert connect_src(secure=True) == "connect-src 'self' wss://toepen.example.nl:8000"
+
+
+def test_closing_a_table_with_a_rubber_under_way_asks_first_and_says_what_is_lost(
+    klaver: Cast,
+) -> None:
+    table = waiting_table(klaver, bots={1: "easy", 2: "easy", 3: "easy"})
+    anna = signed_in(klaver.anna)
+    anna.post(f"/t/{table.code}/start/")
+    # The live view offers a link to ask, not a button that closes, and not among the actions.
+    live = anna.get(f"/t/{table.code}/").content.decode()
+    assert 'class="table-close"' in live and "action-close" not in live
+    actions = live.split('id="table-actions"', 1)[1].split("</div>", 1)[0]
+    assert "/close/" not in actions
+    page = anna.get(f"/t/{table.code}/close/").content.decode()
+    assert "Rubber 1 is under way" in page and "abandons it" in page
+    assert 'name="confirm" value="abandon"' in page
+    # A close that does not carry the confirmation closes nothing: it asks.
+    response = anna.post(f"/t/{table.code}/close/")
+    assert (
+        response.status_code == 200 and "Close and abandon the rubber" in response.content.decode()
+    )
+    assert Table.objects.get(pk=table.pk).status == Table.Status.PLAYING
+    # Nobody else is asked, nor may close it.
+    assert signed_in(klaver.bram).get(f"/t/{table.code}/close/").status_code == 403
+    signed_in(klaver.bram).post(f"/t/{table.code}/close/", {"confirm": "abandon"})
+    assert Table.objects.get(pk=table.pk).status == Table.Status.PLAYING
+    strict = Client(enforce_csrf_checks=True)
+    strict.force_login(klaver.anna.user)
+    assert strict.post(f"/t/{table.code}/close/", {"confirm": "abandon"}).status_code == 403
+    anna.post(f"/t/{table.code}/close/", {"confirm": "abandon"})
+    assert Table.objects.get(pk=table.pk).status == Table.Status.CLOSED
+    assert table.rubbers.get().abandoned
+
+
+def test_a_table_with_no_rubber_under_way_closes_from_its_page_at_once(klaver: Cast) -> None:
+    table = waiting_table(klaver, bots={1: "easy"})
+    anna = signed_in(klaver.anna)
+    assert "nothing is lost" in anna.get(f"/t/{table.code}/close/").content.decode()
+    anna.post(f"/t/{table.code}/close/")
+    assert Table.objects.get(pk=table.pk).status == Table.Status.CLOSED

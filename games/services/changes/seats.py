@@ -178,9 +178,10 @@ def leave_seat(table_id: int, index: int, holder: Holder) -> int:
     return change(table_id, make).version
 
 
-def close_table(table_id: int, user: User) -> int:
+def close_table(table_id: int, user: User, confirmed: bool = False) -> int:
     """The table's creator or an admin of its club closes it: nothing more is played there. A
-    rubber it leaves unfinished is abandoned, and counts in no standings."""
+    rubber it leaves unfinished is abandoned, and counts in no standings: with one under way
+    the close is refused unless `confirmed` (she was told what is lost)."""
 
     def make(state: TableState, now: datetime) -> None:
         table = state.table
@@ -190,9 +191,20 @@ def close_table(table_id: int, user: User) -> int:
             )
         if table.status == Table.Status.CLOSED:
             raise TableError("closed", _("This table is closed."))
+        if rubber_under_way(state) and not confirmed:
+            raise TableError(
+                "confirm_close",
+                _("A rubber is under way: closing the table abandons it. Confirm it first."),
+            )
         close(state)
 
     return change(table_id, make).version
+
+
+def rubber_under_way(state: TableState) -> bool:
+    """Whether closing the table now abandons a rubber (one started and not over)."""
+    rubber = state.rubber
+    return state.table.status == Table.Status.PLAYING and rubber is not None and not rubber.over
 
 
 def close(state: TableState) -> None:
