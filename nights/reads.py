@@ -92,6 +92,14 @@ class NightPage:
     leader_wins: int
 
 
+def table_state(table: Table) -> str:
+    """A table's state as a night names it: in play, paused (nobody at it), between rubbers
+    (its last one over), waiting for players, or closed."""
+    if table.status == Table.Status.PLAYING:
+        return "paused" if table.paused else "playing"
+    return str(table.status)
+
+
 def night_standings(night: Night) -> list[dict[str, Any]]:
     rows = list(
         PlayerRubber.objects.filter(night=night)
@@ -114,6 +122,8 @@ def night_page(night: Night) -> NightPage:
         .prefetch_related("seats")
         .order_by("created_at")
     )
+    for table in tables:
+        table.state = table_state(table)  # type: ignore[attr-defined]
     rubbers: dict[int, RubberRow] = {}
     rows = (
         PlayerRubber.objects.filter(night=night)

@@ -8,6 +8,8 @@ it, each a member and two computer players, under rules where the last one stand
 rubber has a winner and everyone else owes a round); no rubber started yet. The members' sessions
 hold their seats: a page of theirs at the table keeps them there, and their short turn clock plays
 for them. Prints one JSON line: session cookies, table codes (and whose), the night's address.
+With "crowd": true the night is crowded too (tests/nights/crowd.py): many players, rubbers,
+rounds owed and tables in every state.
 "again": a rubber at each table that plays none (the first, or the next once one is over).
 """
 
@@ -79,6 +81,10 @@ def main(spec: dict[str, Any]) -> dict[str, Any]:
         )
         out["codes"].append(table.code)
         out["tables"][name] = table.code
+    if spec.get("crowd"):
+        from tests.nights.crowd import crowd
+
+        crowd(night, Table.objects.get(code=out["codes"][0]))
     out["night"] = f"/clubs/{club.slug}/nights/{night.pk}/"
     out["club"] = club.slug
     return out

@@ -4,6 +4,7 @@ else does not, and bad input refused with a clear word and nothing changed."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from django.db import connection
@@ -590,3 +591,28 @@ def test_a_slate_rubber_of_the_night_counts_and_its_hands_replay(klaver: Cast) -
     last = client.get(url(klaver, f"hands/{hand.pk}/?step={end}")).content.decode()
     taker = hand.record["actions"][-1]["seat"]
     assert f"{hand.record['players'][taker]} takes the last trick." in last
+
+
+def test_the_big_screen_names_each_tables_state_and_cuts_its_lists_with_a_count(
+    klaver: Cast,
+) -> None:
+    from tests.nights.crowd import crowd
+
+    night, table = played_night(klaver, rubbers=1)
+    crowd(night, table)
+    page = klaver.bram.client().get(url(klaver, f"nights/{night.pk}/screen/")).content.decode()
+    states = dict(
+        re.findall(r'<strong>(CRW\d+)</strong> <span class="table-state" data-state="(\w+)"', page)
+    )
+    # Finished and paused tables are not "in play".
+    assert [states[f"CRW00{i}"] for i in range(4)] == [
+        "playing",
+        "paused",
+        "rubber_over",
+        "waiting",
+    ]
+    assert "Tables in play" not in page
+    assert ">paused: nobody at it<" in page and ">rubber over<" in page
+    standings = page.split("<tbody>", 1)[1].split("</tbody>", 1)[0]
+    assert standings.count("<tr") == 12
+    assert "more players" in page and "more tables" in page
