@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from typing import Any
 
-
 from tests.browser.conftest import Phones
 from tests.browser.test_nights_phone import night_phones, night_server, seed  # noqa: F401
 
