@@ -329,6 +329,23 @@ def test_closing_a_table_in_play_sits_far_from_the_knock_and_asks_first(pub: Pho
     expect(anna.locator("#table-live")).to_have_attribute("data-status", "closed")
 
 
+def test_the_new_table_form_shows_only_the_seats_the_table_has(pub: Phones) -> None:
+    table = pub.server.seed(people=["anna"], seats=3)
+    page = pub.open(session=table["people"]["anna"])
+    page.goto(f"{pub.server.url}/clubs/de-gouden-klaver/tables/new/")
+    seat = lambda number: page.locator(f"#id_seat_{number - 1}")  # noqa: E731
+    expect(page.locator("#id_seat_count")).to_have_value("4")
+    expect(seat(4)).to_be_visible()
+    for number in (5, 6, 7, 8):
+        expect(seat(number)).to_be_hidden()
+    pub.shot(page, "new-table-four-seats")
+    page.locator("#id_seat_count").select_option("6")
+    expect(seat(6)).to_be_visible()
+    expect(seat(7)).to_be_hidden()
+    page.locator("#id_seat_count").select_option("8")
+    expect(seat(8)).to_be_visible()
+
+
 # -- 8. a swipe overtaken by a knock -----------------------------------------------------------
 
 

@@ -546,8 +546,8 @@ def test_nothing_of_a_hand_under_way_reaches_any_page_or_download(klaver: Cast) 
 @pytest.mark.parametrize(
     ("language", "words"),
     [
-        ("nl", ("Rondjes tegoed", "Afgelopen potjes", "Stand")),
-        ("de", ("Geschuldete Lagen", "Beendete Partien", "Klopfkönig")),
+        ("nl", ("Rondjes te geven", "Afgelopen potjes", "Stand")),
+        ("de", ("Noch auszugebende Lagen", "Beendete Partien", "Klopfkönig")),
         ("en", ("Rounds owed", "Rubbers finished", "Toepkoning")),
     ],
 )
