@@ -244,6 +244,9 @@ class RubberPlayer(models.Model):
         related_name="rubbers_played",
     )
     bot_level = models.CharField(_("computer player"), max_length=8, blank=True)
+    # The number of the rubber's last hand she was dealt, when she got up before its end (a
+    # computer player played her seat on): the hands after it were never hers to see.
+    left_after = models.PositiveIntegerField(_("got up after hand"), null=True, blank=True)
     lives_lost = models.PositiveIntegerField(_("lives lost"), default=0)
     lost = models.BooleanField(_("lost the rubber"), default=False)
     won = models.BooleanField(_("won the rubber"), default=False)

@@ -397,18 +397,31 @@ def _played(user: Any, guest: Any) -> Q | None:
     return played if (guest is not None or user.is_authenticated) else None
 
 
-def guest_seats(club: Club, user: Any, guest: Any) -> dict[int, set[int]]:
-    """Per rubber of the club, the table seats the guest held in it."""
+# Per table seat a guest held in a rubber, the number of its last hand she was dealt there
+# (None: she sat to the rubber's end).
+Held = dict[int, int | None]
+
+
+def guest_seats(club: Club, user: Any, guest: Any) -> dict[int, Held]:
+    """Per rubber of the club, the table seats the guest held in it, and till which hand."""
     played = _played(user, guest)
     if played is None:
         return {}
-    seats: dict[int, set[int]] = {}
+    seats: dict[int, Held] = {}
     rows = RubberPlayer.objects.filter(played, rubber__table__club=club).values_list(
-        "rubber_id", "seat"
+        "rubber_id", "seat", "left_after"
     )
-    for rubber_id, seat in rows:
-        seats.setdefault(rubber_id, set()).add(seat)
+    for rubber_id, seat, left_after in rows:
+        seats.setdefault(rubber_id, {})[seat] = left_after
     return seats
+
+
+def dealt_to(hand: PlayedHand, held: Held) -> bool:
+    """Whether `hand` was dealt to the guest who held these seats of its rubber: a hand a
+    computer player played in her seat after she got up was not."""
+    return any(
+        seat in hand.seats and (last is None or hand.number <= last) for seat, last in held.items()
+    )
 
 
 def guest_played(hand: PlayedHand, user: Any, guest: Any) -> bool:
@@ -416,10 +429,10 @@ def guest_played(hand: PlayedHand, user: Any, guest: Any) -> bool:
     played = _played(user, guest)
     if played is None:
         return False
-    held = RubberPlayer.objects.filter(played, rubber_id=hand.rubber_id).values_list(
-        "seat", flat=True
+    rows = RubberPlayer.objects.filter(played, rubber_id=hand.rubber_id).values_list(
+        "seat", "left_after"
     )
-    return any(seat in hand.seats for seat in held)
+    return dealt_to(hand, dict(rows))
 
 
 def guest_hands(club: Club, user: Any, guest: Any, limit: int = 100) -> list[PlayedHand]:
@@ -431,4 +444,4 @@ def guest_hands(club: Club, user: Any, guest: Any, limit: int = 100) -> list[Pla
         .select_related("rubber__table")
         .order_by("-finished_at", "-pk")
     )
-    return [h for h in hands[: limit * 2] if seats[h.rubber_id] & set(h.seats)][:limit]
+    return [h for h in hands[: limit * 2] if dealt_to(h, seats[h.rubber_id])][:limit]

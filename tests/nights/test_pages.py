@@ -4,6 +4,7 @@ else does not, and bad input refused with a clear word and nothing changed."""
 from __future__ import annotations
 
 import json
+import random
 import re
 
 import pytest
@@ -11,10 +12,12 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from clubs.models import Membership
+from games.engine.rules import HouseRules
 from games.models import PlayedHand, Rubber, RubberPlayer, Table
+from games.services import tables
 from nights import services
 from nights.models import ClubNights, Night, PlayerRubber, Round, Season
-from tests.nights.conftest import next_rubber, open_table, play_rubber, play_until_hand
+from tests.nights.conftest import next_rubber, open_table, play_rubber, play_until_hand, step
 from tests.personas import Cast
 
 pytestmark = pytest.mark.django_db
@@ -404,6 +407,35 @@ def test_a_guest_who_was_not_dealt_in_a_hand_of_her_rubber_does_not_see_it(
     hand.seats = [s for s in hand.seats if s != guus_seat]
     hand.save()
     assert klaver.guus.client().get(url(klaver, f"hands/{hand.pk}/")).status_code == 404
+
+
+def test_a_guest_who_gets_up_mid_rubber_replays_only_the_hands_she_held(klaver: Cast) -> None:
+    # Lives enough that her first hand does not end the rubber.
+    klaver.club.profiles.filter(is_default=True).update(
+        rules_json=HouseRules(starting_lives=5).to_json()
+    )
+    table = open_table(klaver.club, klaver.anna, [klaver.bram, klaver.cas, klaver.guus])
+    players = {0: klaver.anna, 1: klaver.bram, 2: klaver.cas, 3: klaver.guus}
+    rng = random.Random(3)
+    # Her first hand played out, the next not yet dealt: she gets up, a computer player sits.
+    while PlayedHand.objects.filter(rubber__table=table, complete=True).count() < 1:
+        assert step(table.pk, players, rng), "the rubber ended first"
+    tables.leave_seat(table.pk, 3, klaver.guus.holder)
+    del players[3]
+    play_rubber(table, players)
+    hands = list(PlayedHand.objects.filter(rubber__table=table, complete=True).order_by("number"))
+    assert len(hands) > 1 and all(3 in hand.seats for hand in hands[:2])
+    hers, bots = hands[0], hands[1:]
+    guus = klaver.guus.client()
+    assert guus.get(url(klaver, f"hands/{hers.pk}/")).status_code == 200
+    listed = guus.get(url(klaver, "hands/")).content.decode()
+    assert f"/hands/{hers.pk}/" in listed
+    for hand in bots:
+        assert f"/hands/{hand.pk}/" not in listed
+        assert guus.get(url(klaver, f"hands/{hand.pk}/")).status_code == 404
+        assert guus.get(url(klaver, f"hands/{hand.pk}/record.json")).status_code == 404
+    # Her rubber still counts for her, as it was when she got up.
+    assert RubberPlayer.objects.get(rubber__table=table, seat=3).guest == klaver.guus.guest
 
 
 @pytest.mark.parametrize(

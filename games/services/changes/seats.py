@@ -19,6 +19,7 @@ from games.engine import table as table_rules
 from games.engine.rules import MAX_SEATS, HouseRules
 from games.models import (
     BotLevel,
+    RubberPlayer,
     Seat,
     Table,
 )
@@ -163,6 +164,8 @@ def leave_seat(table_id: int, index: int, holder: Holder) -> int:
         if refused is not None:
             raise TableError(refused.code, refusal_message(refused))
         playing = table.status == Table.Status.PLAYING
+        if playing:
+            note_left(state, index)
         changed_seat(
             state,
             index,
@@ -176,6 +179,21 @@ def leave_seat(table_id: int, index: int, holder: Holder) -> int:
         )
 
     return change(table_id, make).version
+
+
+def note_left(state: TableState, index: int) -> None:
+    """Seat `index`'s player gets up between two hands of the rubber: the hands dealt from now
+    on are the computer player's, never hers to replay (nights.reads.dealt_to)."""
+    rubber, row = state.rubber, state.hand_row
+    if rubber is None or rubber.pk is None or row is None or row.rubber_id != rubber.pk:
+        return
+    left = RubberPlayer.objects.filter(rubber_id=rubber.pk, seat=index, left_after=None)
+    number = row.number
+
+    def write() -> None:
+        left.update(left_after=number)
+
+    store.with_work(state, write)
 
 
 def close_table(table_id: int, user: User, confirmed: bool = False) -> int:
