@@ -78,7 +78,8 @@ def month_bars(months: Sequence[dict[str, Any]]) -> SafeString:
             f'height="{won:.1f}"/></g>'
         )
         if i % every == 0:
-            short = escape(formats.date_format(month["month"], "M y"))
+            # A month and its year in full: "Dec 26" would read as a day.
+            short = escape(formats.date_format(month["month"], "M Y"))
             parts.append(
                 f'<text class="tick" x="{x + bar / 2:.1f}" y="{HEIGHT - 6}" '
                 f'text-anchor="middle">{short}</text>'

@@ -648,3 +648,23 @@ def test_the_big_screen_names_each_tables_state_and_cuts_its_lists_with_a_count(
     standings = page.split("<tbody>", 1)[1].split("</tbody>", 1)[0]
     assert standings.count("<tr") == 12
     assert "more players" in page and "more tables" in page
+
+
+def test_a_players_knock_rate_reads_as_a_percentage_and_her_months_as_months(
+    klaver: Cast,
+) -> None:
+    from django.utils import timezone
+
+    played_night(klaver, rubbers=3)
+    figures = PlayerRubber.objects.filter(user=klaver.bram.user)
+    figures.update(knocks=4, knocks_won=3)
+    html = (
+        klaver.anna.client()
+        .get(url(klaver, f"players/{klaver.bram.user.pk}/"), HTTP_ACCEPT_LANGUAGE="nl")
+        .content.decode()
+    )
+    knocks = 4 * figures.count()
+    assert f"{knocks} (75% gewonnen)" in html and "0,75" not in html
+    ticks = re.findall(r'<text class="tick"[^>]*>([^<]+)</text>', html)
+    months = [tick for tick in ticks if re.fullmatch(r"\w{3}\.? \d+", tick)]
+    assert months and all(month.endswith(f" {timezone.now().year}") for month in months), ticks
