@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections import Counter
+from types import SimpleNamespace
 
 import pytest
 
-from games.bots import Bot, make_bot
+from games.bots import Bot, make_bot, strong
 from games.bots.base import Habits, view_of
 from games.bots.judge import win_chance
 from games.bots.rollout import Style
-from games.bots.strong import KNOCK_MARGIN, STAY_MARGIN, Strong, decision_margin
+from games.bots.strong import KNOCK_MARGIN, MIN_WORLDS, STAY_MARGIN, Strong, decision_margin
 from games.bots.table import play_hand
 from games.engine import CLASSIC, Action, Hand, HouseRules, Observation, observe
 from games.engine.cards import card_from_token
@@ -139,15 +141,21 @@ def test_strong_folds_a_hopeless_last_card_and_stays_with_a_sure_one() -> None:
     )
 
 
-def test_strong_searches_within_its_budget() -> None:
+def test_strong_stops_its_search_at_the_first_world_past_its_budget(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """On a clock that moves a second at every reading, a search with a budget of four seconds
+    reads it at its start and after each world, and stops after the fourth (fewer than it
+    needs to settle early). The budget on the wall clock is measured by bench/pace.py."""
+    readings = itertools.count()
+    monkeypatch.setattr(strong, "time", SimpleNamespace(perf_counter=lambda: float(next(readings))))
     rng = random.Random(9)
-    bot = Strong(4, budget=0.05)
+    bot = Strong(4, budget=4.0)
     hand = Hand.deal(NO_LAUNDRY, [10] * 4, 3, seed=rng.randrange(1 << 30))
-    import time
-
-    start = time.perf_counter()
     bot.decide(observe(hand, 0), NO_LAUNDRY)
-    assert time.perf_counter() - start < 0.2
+    assert MIN_WORLDS > 4
+    assert bot.last_worlds == 4
+    assert next(readings) == 5
 
 
 TWO_SEATS = HouseRules(exchange=False, announcements=False, min_players=2)

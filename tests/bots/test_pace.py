@@ -3,12 +3,17 @@
 Strong searches an offer out of turn only when its hand makes a knock worth weighing, so
 unpaced its pause before the table moves on would tell a strong hand from a weak one. These
 decisions go through `games.services.bot_seats.decide`, the table clock's way of asking a bot.
+
+The pause is read on a clock of the test's own, which only the pacing's sleep moves: the search
+runs for real, in the pool, but a busy machine's slower search cannot change what is read.
+The pauses on the wall clock are measured by bench/pace.py.
 """
 
 from __future__ import annotations
 
-import statistics
-import time
+from types import SimpleNamespace
+
+import pytest
 
 from games.bots.aio import thinking_time
 from games.bots.base import is_due
@@ -18,7 +23,6 @@ from games.services import bot_seats
 
 BUDGET = 0.05  # a short search keeps the test quick; the pace follows the budget
 DECISIONS = 5
-TOLERANCE = 0.02
 
 
 def _offers(searched: bool) -> list[Observation]:
@@ -42,24 +46,43 @@ def _offers(searched: bool) -> list[Observation]:
     return found[:DECISIONS]
 
 
-def _median_pause(bot: Strong, offers: list[Observation]) -> float:
+class StillClock:
+    """`time` for games.services.bot_seats: a clock that stands still except while asleep."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.sleeps: list[float] = []
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.sleeps.append(seconds)
+        self.now += seconds
+
+
+def _pauses(bot: Strong, offers: list[Observation], clock: StillClock) -> list[float]:
     pauses = []
     for obs in offers:
-        started = time.perf_counter()
-        bot_seats.decide(bot, obs, CLASSIC)
-        pauses.append(time.perf_counter() - started)
-    return statistics.median(pauses)
+        started = clock.now
+        action = bot_seats.decide(bot, obs, CLASSIC)
+        assert action is None or action in obs.legal  # None: no knock now
+        pauses.append(clock.now - started)
+    return pauses
 
 
-def test_strong_takes_as_long_over_an_offer_out_of_turn_whatever_its_hand() -> None:
+def test_strong_takes_as_long_over_an_offer_out_of_turn_whatever_its_hand(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     strong, weak = _offers(searched=True), _offers(searched=False)
-    bot = Strong(1, budget=BUDGET)
-    bot_seats.decide(bot, weak[0], CLASSIC)  # warm: the pool's worker starts and imports the bots
-    strong_pause = _median_pause(bot, strong)
-    weak_pause = _median_pause(bot, weak)
-    assert abs(strong_pause - weak_pause) < TOLERANCE, (
-        f"a strong hand thinks {strong_pause * 1000:.0f} ms, a weak one {weak_pause * 1000:.0f} ms"
+    clock = StillClock()
+    monkeypatch.setattr(
+        bot_seats, "time", SimpleNamespace(monotonic=clock.monotonic, sleep=clock.sleep)
     )
+    bot = Strong(1, budget=BUDGET)
     pace = thinking_time(bot)
-    assert pace <= weak_pause < pace + TOLERANCE
-    assert pace <= strong_pause < pace + TOLERANCE
+    assert pace > BUDGET  # the budget and the hand-over
+    assert _pauses(bot, strong, clock) == pytest.approx([pace] * DECISIONS)
+    assert _pauses(bot, weak, clock) == pytest.approx([pace] * DECISIONS)
+    # Every decision slept the whole pace: the searched ones were not told by a shorter pause.
+    assert clock.sleeps == pytest.approx([pace] * (2 * DECISIONS))
