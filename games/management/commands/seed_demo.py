@@ -1,7 +1,7 @@
 from typing import Any
 
 from allauth.account.models import EmailAddress
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandParser
 from django.db import transaction
 
 from accounts.models import User
@@ -9,7 +9,7 @@ from clubs.house_rules import BUILT_IN_NAMES
 from clubs.models import Club, HouseRuleProfile, Membership
 from games.engine.rules import BUILT_IN_PROFILES
 from games.models import Table
-from games.services.tables import create_table
+from games.services.tables import close_table, create_table
 
 USERNAME = "demo"
 PASSWORD = "toepen-demo"  # noqa: S105  (a published demo account, made only by this command)
@@ -19,9 +19,17 @@ CLUB_SLUG = "de-gouden-klaver"
 
 
 class Command(BaseCommand):
-    help = "Create (or repair) the demo account and its club. Safe to run again."
+    help = "Create (or repair) the demo account, its club and a table to start. Safe to run again."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "--address",
+            default="",
+            help="where the server answers (http://127.0.0.1:8000): the pages are printed whole",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
+        address = options["address"].rstrip("/")
         with transaction.atomic():
             user, _created = User.objects.get_or_create(
                 username=USERNAME, defaults={"email": EMAIL, "display_name": "Demo"}
@@ -57,21 +65,24 @@ class Command(BaseCommand):
                 )
             table = demo_table(club, user)
         self.stdout.write(
-            f"Demo: sign in as {USERNAME} (or {EMAIL}) with password {PASSWORD}; "
-            f"club “{CLUB_NAME}” at /clubs/{CLUB_SLUG}/; "
-            f"a table with three computer players at /t/{table.code}/"
+            f"Demo: sign in at {address}/accounts/login/ as {USERNAME} (or {EMAIL}) with "
+            f"password {PASSWORD}\n"
+            f"  the club “{CLUB_NAME}”: {address}/clubs/{CLUB_SLUG}/\n"
+            f"  a table with three computer players, to start: {address}/t/{table.code}/"
         )
 
 
 def demo_table(club: Club, user: User) -> Table:
-    """A table where the demo user sits with three computer players, ready to start."""
-    existing = (
-        Table.objects.filter(club=club, created_by=user, seats__user=user)
-        .exclude(status=Table.Status.CLOSED)
-        .first()
+    """A table where the demo user sits with three computer players, ready to start: the one
+    made before while no rubber is going on there, else a new one (the table left mid-rubber
+    is closed, its rubber abandoned)."""
+    tables = Table.objects.filter(club=club, created_by=user, seats__user=user).exclude(
+        status=Table.Status.CLOSED
     )
-    if existing is not None:
-        return existing
+    for table in tables.order_by("-pk"):
+        if table.status != Table.Status.PLAYING:
+            return table
+        close_table(table.pk, user)
     return create_table(
         club=club,
         user=user,
