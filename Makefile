@@ -1,57 +1,101 @@
 # Two commands for a newcomer:  `make run` (the app, with demo data)  and  `make test`.
+# `make check` is the quick loop while changing code: lint, types and the tests that need no
+# server process, database server or browser.
 PYTHON ?= python3.13
 VENV := .venv
 PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8000
+# The SQLite pass of `make test` runs on this many pytest-xdist workers.
+TEST_WORKERS ?= 2
+# uv installs the dependencies several times faster than pip does (it is installed by pip first).
+UV := $(VENV)/bin/uv
+INSTALL := $(UV) pip install --quiet --python $(PY)
+# The tests that need no server process, database server or browser (`make check`).
+QUICK := not postgres and not redis and not browser and not server
+# The tests whose database is PostgreSQL on `make test`'s second pass: the same cases as on
+# SQLite where both databases must agree, and the faults only PostgreSQL has.
+POSTGRES_PASS := tests/nights/test_booking.py tests/nights/test_fields.py \
+	tests/nights/test_pages.py tests/services/loop_write_cases.py tests/services/fault_cases.py
+# The tests run on the allocator the servers run on (toepen_site/allocator.py); Playwright drives
+# Debian's chromium and never downloads one.
+PYTEST := env $$($(PY) -m toepen_site.allocator) PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 $(PY) -m pytest
 
-.PHONY: run test install compile messages lint bench-engine clean
+.PHONY: run test check install install-dev compile messages lint bench-engine clean
 
-$(VENV)/.installed: pyproject.toml
+$(UV):
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev]'
+	$(PY) -m pip install --quiet 'uv>=0.13,<0.14'
+
+# What serving needs, and nothing else (pyproject.toml's dependencies).
+$(VENV)/.installed: pyproject.toml | $(UV)
+	$(INSTALL) -e .
+	touch $@
+
+# The tests, the mypyc build, the linters and the benchmarks' tools too (the `dev` extra).
+$(VENV)/.dev-installed: $(VENV)/.installed
+	$(INSTALL) -e '.[dev]'
 	touch $@
 
 # The .mo files are built, not committed: compiled with polib, so no gettext tools are needed.
 install: $(VENV)/.installed
 	$(PY) manage.py compile_translations
 
+install-dev: install $(VENV)/.dev-installed
+
 # The view's, the engine's and the bots' hot modules compiled with mypyc, when changed
 # (toepen_site/compiled.py; without a C compiler they run as Python, with a warning). The tests
 # run on the build, as production does; `make run` leaves it out (a newcomer's first start stays
 # quick) and uses one it finds.
-compile: $(VENV)/.installed
+compile: install-dev
 	$(PY) -m toepen_site.compiled
 
-# The server runs on mimalloc where this Python has it (toepen_site/allocator.py).
+# The server runs on mimalloc where this Python has it (toepen_site/allocator.py). The demo's
+# addresses are printed whole, and daphne's own line says where it listens.
 run: install
 	$(PY) manage.py migrate --noinput
-	$(PY) manage.py seed_demo
+	$(PY) manage.py seed_demo --address http://$(HOST):$(PORT)
 	env $$($(PY) -m toepen_site.allocator) $(VENV)/bin/daphne -b $(HOST) -p $(PORT) \
 		toepen_site.asgi:application
 
-# The browser tests drive Debian's chromium (Playwright never downloads a browser), the proxy
-# test runs Debian's nginx (tests/scaleout/test_proxy.py): installed here when missing and this
-# user may (root, as on CI), else those tests skip (fail in CI). The tests run on the allocator
-# the servers run on (toepen_site/allocator.py).
-test: install compile
+# Two passes: the whole suite on SQLite (the default database), spread over TEST_WORKERS
+# processes, then the cases PostgreSQL must pass too on the local server. The browser tests
+# drive Debian's chromium, the proxy test runs Debian's nginx (tests/scaleout/test_proxy.py):
+# installed here with apt-get when missing and this user is root (as on CI), else those tests
+# skip (fail in CI). Without a PostgreSQL server that lets a role create databases, its tests
+# skip (fail in CI), and what is missing is said first.
+test: install-dev compile
 	@if { [ ! -x /usr/bin/chromium ] || [ ! -x /usr/sbin/nginx ]; } && [ "$$(id -u)" = 0 ] \
 		&& command -v apt-get >/dev/null; then \
+		echo "make test: installing chromium and nginx with apt-get (the browser and proxy tests)"; \
 		apt-get update -qq && apt-get install -y -qq chromium nginx; fi
-	env $$($(PY) -m toepen_site.allocator) PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 $(PY) -m pytest
+	@url=$$($(PY) -m tests.postgres) || exit 1; \
+	echo "make test: the suite on SQLite, on $(TEST_WORKERS) workers"; \
+	$(PYTEST) -n $(TEST_WORKERS) --dist loadgroup || exit 1; \
+	if [ -n "$$url" ]; then \
+		echo "make test: the PostgreSQL pass ($(POSTGRES_PASS))"; \
+		DATABASE_URL=$$url DATABASE_CONN_MAX_AGE=0 DATABASE_LOCK_TIMEOUT_MS=500 \
+			$(PYTEST) $(POSTGRES_PASS); fi
+
+# The quick loop: formatting, lint, types, then the tests that start no server process and
+# need no database server or browser (markers in pyproject.toml).
+check: install-dev
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
+	$(PYTEST) -q -n $(TEST_WORKERS) -m "$(QUICK)"
 
 # After adding or changing texts: refresh locale/*/django.po (needs gettext), then translate.
 messages: install
 	$(PY) manage.py makemessages -l nl -l de --no-location \
 		--ignore='.venv/*' --ignore='tests/*' --ignore='bench/*' --ignore='staticfiles/*'
 
-lint: install
+lint: install-dev
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 
-bench-engine: install
+bench-engine: install-dev
 	$(PY) bench/engine.py
 
 clean:

@@ -2,11 +2,15 @@
 
 Tests that need PostgreSQL, Redis or a browser call `require_service`: on a developer's machine
 a missing service skips them, in CI (CI=true) it fails them, so CI can never pass by skipping.
+They carry the markers `postgres`, `redis`, `browser` and `server` (starts a server process),
+which `make check` leaves out; a test that takes a fixture of those services without its
+marker is refused at collection.
 """
 
 import os
 import socket
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -39,6 +43,55 @@ def service_reachable(host: str, port: int) -> bool:
             return True
     except OSError:
         return False
+
+
+# The fixtures that start a service's use (tests/scaleout/conftest.py), and the marker a test
+# taking one must carry.
+MARKED_FIXTURES = {
+    "postgres": "postgres",
+    "redis_db": "redis",
+    "cluster": "server",
+    "unix_cluster": "server",
+    "embedded": "server",
+    "faulty": "server",
+}
+# Tests sharing a server started once for the package or module: run on one xdist worker
+# (`--dist loadgroup`), which starts it once.
+SHARED_SERVERS = ("tests/browser/", "tests/scaleout/")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    root = Path(__file__).resolve().parent.parent
+    unmarked = []
+    for item in items:
+        fixtures = getattr(item, "fixturenames", ())
+        markers = {mark.name for mark in item.iter_markers()}
+        unmarked += [
+            f"{item.nodeid} takes {name} without @pytest.mark.{marker}"
+            for name, marker in MARKED_FIXTURES.items()
+            if name in fixtures and marker not in markers
+        ]
+        path = item.path.relative_to(root).as_posix()
+        if path.startswith(SHARED_SERVERS) and "xdist_group" not in markers:
+            group = "browser" if path.startswith("tests/browser/") else path
+            item.add_marker(pytest.mark.xdist_group(group))
+    if unmarked:
+        raise pytest.UsageError("\n".join(unmarked))
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix: None) -> None:
+    """The SQLite test database in the temporary directory, not in the clone (a run that is
+    killed leaves it there): settings.py names it after the test process, pytest-django adds
+    the xdist worker."""
+    import tempfile
+
+    from django.conf import settings
+
+    database = settings.DATABASES["default"]
+    if database["ENGINE"] == "django.db.backends.sqlite3":
+        name = Path(database["TEST"]["NAME"]).name
+        database["TEST"]["NAME"] = str(Path(tempfile.gettempdir()) / f"toepen{name}")
 
 
 def require_service(name: str, available: bool) -> None:

@@ -3,7 +3,7 @@
 Each model field made at run time changes the class `Field` (`Field.creation_counter`), and
 CPython gives a class a thousand changes before it stops caching lookups on it and on all its
 subclasses (games/keys.py). The booking at a rubber's end is the live server's work.
-On the suite's SQLite, and on PostgreSQL by tests/nights/test_postgres.py, where Django's own
+On the suite's SQLite, and on PostgreSQL in `make test`'s PostgreSQL pass, where Django's own
 key made a field at every join on a foreign key and every bulk insert (nine in this booking).
 """
 

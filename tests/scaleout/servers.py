@@ -177,18 +177,42 @@ def seed(
 # -- PostgreSQL ---------------------------------------------------------------------------------
 
 
+# What the PostgreSQL tests need, said whenever it is missing.
+PG_NEEDED = (
+    f"the PostgreSQL tests need a local server on {PG_HOST}:{PG_PORT} with trust auth for a "
+    "role that can create databases (postgres, or root when the tests run as root)"
+)
+PG_ROLES = ("postgres", "root")
+
+
 def _pg_connect(dbname: str = "postgres") -> Any:
+    """A connection as the first role the server lets in, and that role's name."""
     import psycopg
 
     last: Exception | None = None
-    for user in ("postgres", "root"):
+    for user in PG_ROLES:
         try:
             return psycopg.connect(
                 host=PG_HOST, port=PG_PORT, user=user, dbname=dbname, autocommit=True
             ), user
         except psycopg.OperationalError as error:
             last = error
-    raise RuntimeError(f"no PostgreSQL role to connect with: {last}")
+    raise RuntimeError(f"PostgreSQL let none of {', '.join(PG_ROLES)} in: {PG_NEEDED} ({last})")
+
+
+def postgres_role() -> str:
+    """The role the tests create their databases as; RuntimeError saying what is missing when
+    no server answers, none lets a role in, or the role may not create databases."""
+    if not port_open(PG_PORT, PG_HOST):
+        raise RuntimeError(f"no PostgreSQL server answers: {PG_NEEDED}")
+    conn, user = _pg_connect()
+    with conn:
+        (allowed,) = conn.execute(
+            "SELECT rolcreatedb OR rolsuper FROM pg_roles WHERE rolname = current_user"
+        ).fetchone()
+    if not allowed:
+        raise RuntimeError(f"PostgreSQL's role {user} may not create databases: {PG_NEEDED}")
+    return str(user)
 
 
 @dataclass

@@ -74,6 +74,7 @@ def test_the_allocator_module_prints_what_a_server_needs() -> None:
 
 
 @pytest.mark.usefixtures("has_mimalloc")
+@pytest.mark.server
 def test_a_started_server_runs_with_mimalloc_asked_for(embedded: Embedded, tmp_path: Path) -> None:
     # Asked for by the server's start, whatever the tests themselves run on (`make test` runs
     # them on mimalloc too, and the environment is passed on).

@@ -8,11 +8,14 @@ import contextvars
 import threading
 from typing import Any
 
+import pytest
 import redis
 from django.core.cache import CacheHandler
 
 from tests.scaleout.servers import RedisDatabase, base_env, run
 from toepen_site.cache import SharedRedisCache
+
+pytestmark = pytest.mark.redis
 
 
 def connections_to(redis_db: RedisDatabase) -> int:

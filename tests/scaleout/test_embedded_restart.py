@@ -13,6 +13,8 @@ from tests.scaleout.conftest import Embedded, assert_one_story, close_all, seat_
 from tests.scaleout.phones import Signal
 from tests.scaleout.servers import seed, unix_path
 
+pytestmark = pytest.mark.server
+
 
 @pytest.mark.parametrize("listen", ["port", "unix"])
 async def test_a_server_restart_loses_nothing(embedded: Embedded, listen: str) -> None:

@@ -31,7 +31,7 @@ from tests.scaleout.conftest import Cluster, close_all, seat_phones
 from tests.scaleout.phones import Signal, dial
 from tests.scaleout.servers import REPO, free_port, port_open, seed
 
-pytestmark = [pytest.mark.postgres, pytest.mark.redis]
+pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.server]
 
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 CONFIG = """

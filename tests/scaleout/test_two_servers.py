@@ -16,7 +16,7 @@ from tests.scaleout.conftest import Cluster, assert_one_story, close_all, seat_p
 from tests.scaleout.phones import Signal
 from tests.scaleout.servers import SUPPORTED, seed
 
-pytestmark = [pytest.mark.postgres, pytest.mark.redis]
+pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.server]
 
 # Longer than redis-py 8's default socket timeout (5 s): a process whose connections sat idle
 # that long still hears the other's changes.

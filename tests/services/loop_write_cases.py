@@ -4,8 +4,8 @@ statements as in a worker thread.
 
 Not collected by the suite itself (the name does not start with test_): the cases in `__all__`
 hold on both databases, and tests/services/test_loop_write_sqlite.py runs them on the suite's
-own (SQLite); tests/scaleout/test_loop_write_postgres.py runs the whole file in a pytest of its
-own whose settings point at a fresh PostgreSQL database.
+own (SQLite); `make test`'s PostgreSQL pass runs the whole file with DATABASE_URL pointing at
+the local PostgreSQL server (the Makefile's POSTGRES_PASS).
 """
 
 from __future__ import annotations
