@@ -12,7 +12,7 @@ TEST_WORKERS ?= 2
 UV := $(VENV)/bin/uv
 INSTALL := $(UV) pip install --quiet --python $(PY)
 # The tests that need no server process, database server or browser (`make check`).
-QUICK := not postgres and not redis and not browser and not server
+QUICK := not postgres and not redis and not browser and not server and not slow
 # The tests whose database is PostgreSQL on `make test`'s second pass: the same cases as on
 # SQLite where both databases must agree, and the faults only PostgreSQL has.
 POSTGRES_PASS := tests/nights/test_booking.py tests/nights/test_fields.py \

@@ -55,8 +55,10 @@ MARKED_FIXTURES = {
     "embedded": "server",
     "faulty": "server",
 }
-# Tests sharing a server started once for the package or module: run on one xdist worker
-# (`--dist loadgroup`), which starts it once.
+# Tests on one xdist worker each (`--dist loadgroup`): the browser's, which share one server
+# for the package, and the scale-out tests, whose servers (each holding a few connections per
+# thread) then stay as many at once as in a run without workers, well within PostgreSQL's
+# default limit beside other clients.
 SHARED_SERVERS = ("tests/browser/", "tests/scaleout/")
 
 
@@ -73,8 +75,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         ]
         path = item.path.relative_to(root).as_posix()
         if path.startswith(SHARED_SERVERS) and "xdist_group" not in markers:
-            group = "browser" if path.startswith("tests/browser/") else path
-            item.add_marker(pytest.mark.xdist_group(group))
+            item.add_marker(pytest.mark.xdist_group(path.split("/")[1]))
     if unmarked:
         raise pytest.UsageError("\n".join(unmarked))
 
@@ -92,6 +93,12 @@ def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix: N
     if database["ENGINE"] == "django.db.backends.sqlite3":
         name = Path(database["TEST"]["NAME"]).name
         database["TEST"]["NAME"] = str(Path(tempfile.gettempdir()) / f"toepen{name}")
+
+
+def command_env(**extra: str) -> dict[str, str]:
+    """The environment of a `manage.py` command a test runs: this process's, on an in-memory
+    database (a command opens the default database, whose file would be made in the clone)."""
+    return {**os.environ, "DATABASE_URL": "sqlite://:memory:", **extra}
 
 
 def require_service(name: str, available: bool) -> None:

@@ -3,7 +3,11 @@
 import subprocess
 import sys
 
+import pytest
+
 from tests.scaleout.servers import REPO, base_env
+
+pytestmark = pytest.mark.slow  # a process of its own
 
 LOOK = """
 import gc

@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
-import os
 import secrets
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from tests.conftest import command_env
+
+pytestmark = pytest.mark.slow  # manage.py in processes of its own
+
 REPO = Path(__file__).resolve().parents[1]
 
 
 def manage(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    clean = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "EMAIL_"))}
+    clean = {k: v for k, v in command_env().items() if not k.startswith(("DJANGO_", "EMAIL_"))}
     return subprocess.run(
         [sys.executable, "manage.py", *args],
         cwd=REPO,

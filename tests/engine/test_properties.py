@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import random
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -209,6 +210,7 @@ def test_every_finished_hand_has_one_winner_or_none_only_when_the_last_trick_win
     assert result["next_dealer"] is not None
 
 
+@pytest.mark.slow  # every action tried at every step of 60 hands
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(dealt_hands())
 def test_every_listed_action_is_accepted_and_every_other_is_refused(
@@ -427,6 +429,7 @@ def test_a_slate_hand_ends_by_its_last_trick_or_by_folds(case: tuple[Hand, int])
         assert result["last_trick_winner"] is None
 
 
+@pytest.mark.slow  # every action tried at every step of 60 hands
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(slate_hands())
 def test_a_slate_hand_accepts_every_listed_action_and_refuses_every_other_unchanged(

@@ -7,11 +7,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from games.engine import Hand, fold, knock, last_trick, stay
-from tests.conftest import require_service
+from tests.conftest import command_env, require_service
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO.parent / "shared" / "spec" / "examples"
+
+pytestmark = pytest.mark.slow  # manage.py in processes of its own
 
 
 def finished_record() -> dict:
@@ -34,6 +38,7 @@ def run(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "manage.py", "toepen_replay", *args],
         cwd=REPO,
+        env=command_env(),
         input=stdin,
         capture_output=True,
         text=True,

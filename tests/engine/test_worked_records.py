@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from games.engine import ERROR_CODES, BadRecord, IllegalAction, replay, replayed
+from tests.conftest import command_env
 
 REPO = Path(__file__).resolve().parents[2]
 RECORDS = Path(__file__).resolve().parent / "records"
@@ -65,6 +66,7 @@ def test_a_worked_record_replays_to_its_stated_result(path: Path) -> None:
         assert isinstance(got["error"]["message"], str) and got["error"]["message"]
 
 
+@pytest.mark.slow  # manage.py in a process of its own
 def test_every_worked_record_replays_through_the_command(tmp_path: Path) -> None:
     examples = [load(path) for path in record_files()]
     lines = tmp_path / "records.jsonl"
@@ -75,6 +77,7 @@ def test_every_worked_record_replays_through_the_command(tmp_path: Path) -> None
     completed = subprocess.run(
         [sys.executable, "manage.py", "toepen_replay", str(lines)],
         cwd=REPO,
+        env=command_env(),
         capture_output=True,
         text=True,
         encoding="utf-8",

@@ -22,6 +22,7 @@ from games.models import ActionReceipt, PlayedHand, Seat, Table
 from games.services import bot_seats, snapshots, store, tables
 from games.services.access import club_role
 from games.services.tables import TableError
+from tests.conftest import command_env
 from tests.personas import Cast
 from tests.tables import (
     bot_table,
@@ -125,6 +126,7 @@ def test_a_knock_and_a_card_at_the_same_instant_never_corrupt_the_hand(klaver: C
     assert state_of(table).hand is not None
 
 
+@pytest.mark.slow  # manage.py in a process of its own
 def test_a_stored_hand_replays_to_what_the_table_showed(klaver: Cast, tmp_path: Path) -> None:
     table = four_people_table(klaver, HouseRules(starting_lives=2))
     # Play on with the table's own auto player until the first hand is over.
@@ -141,6 +143,7 @@ def test_a_stored_hand_replays_to_what_the_table_showed(klaver: Cast, tmp_path: 
     replayed = subprocess.run(
         [sys.executable, "manage.py", "toepen_replay", str(path)],
         cwd=REPO,
+        env=command_env(),
         capture_output=True,
         text=True,
         timeout=60,
