@@ -14,9 +14,12 @@ INSTALL := $(UV) pip install --quiet --python $(PY)
 # The tests that need no server process, database server or browser (`make check`).
 QUICK := not postgres and not redis and not browser and not server and not slow
 # The tests whose database is PostgreSQL on `make test`'s second pass: the same cases as on
-# SQLite where both databases must agree, and the faults only PostgreSQL has.
+# SQLite where both databases must agree, and the faults only PostgreSQL has. Without the
+# connection pool, which cannot set up a test database (pytest-django).
 POSTGRES_PASS := tests/nights/test_booking.py tests/nights/test_fields.py \
-	tests/nights/test_pages.py tests/services/loop_write_cases.py tests/services/fault_cases.py
+	tests/nights/test_pages.py tests/test_names.py tests/accounts/test_display_names.py \
+	tests/services/loop_write_cases.py tests/services/fault_cases.py \
+	tests/services/every_change_cases.py
 # The tests run on the allocator the servers run on (toepen_site/allocator.py); Playwright drives
 # Debian's chromium and never downloads one.
 PYTEST := env $$($(PY) -m toepen_site.allocator) PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 $(PY) -m pytest
@@ -74,7 +77,8 @@ test: install-dev compile
 	$(PYTEST) -n $(TEST_WORKERS) --dist loadgroup || exit 1; \
 	if [ -n "$$url" ]; then \
 		echo "make test: the PostgreSQL pass ($(POSTGRES_PASS))"; \
-		DATABASE_URL=$$url DATABASE_CONN_MAX_AGE=0 DATABASE_LOCK_TIMEOUT_MS=500 \
+		DATABASE_URL=$$url DATABASE_POOL_SIZE=0 DATABASE_CONN_MAX_AGE=0 \
+			DATABASE_LOCK_TIMEOUT_MS=500 \
 			$(PYTEST) $(POSTGRES_PASS); fi
 
 # The quick loop: formatting, lint, types, then the tests that start no server process and

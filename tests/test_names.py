@@ -2,7 +2,7 @@
 season's, a house-rule profile's typed or imported, a slate guest's, as a guest's and an
 account's (tests/accounts/test_display_names.py). A name that turns the text around it, shows
 nothing or holds a control character is refused with a message, and nothing is saved.
-tests/test_names_postgres.py runs these on PostgreSQL too, which cannot store a NUL at all."""
+`make test`'s PostgreSQL pass runs these on PostgreSQL too, which cannot store a NUL at all."""
 
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ snapshot, `store.acommit` and its loop writer). After every change:
 - no phone is sent a card its holder may not see (tests/visibility.py).
 
 Not collected by the suite itself: tests/services/test_every_change.py runs the cases on SQLite,
-and tests/scaleout/test_loop_write_postgres.py on PostgreSQL.
+and `make test`'s PostgreSQL pass on PostgreSQL (the Makefile's POSTGRES_PASS).
 """
 
 from __future__ import annotations

@@ -1,6 +1,5 @@
 """Every kind of change, proven one way (tests/services/every_change_cases.py), on the suite's
-own database (SQLite); tests/scaleout/test_loop_write_postgres.py runs the cases on
-PostgreSQL."""
+own database (SQLite); `make test`'s PostgreSQL pass runs the cases on PostgreSQL."""
 
 from __future__ import annotations
 

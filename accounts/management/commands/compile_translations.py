@@ -8,7 +8,7 @@ from accounts.translations import compile_catalogues
 class Command(BaseCommand):
     help = "Compile the project's translations (locale/*/LC_MESSAGES/*.po) without gettext."
     # An install step (`make install`): the checks would open the database, and make its file.
-    requires_system_checks: list[str] = []
+    requires_system_checks = ()
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--force", action="store_true", help="compile even if up to date")
