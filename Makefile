@@ -8,7 +8,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 # The SQLite pass of `make test` runs on this many pytest-xdist workers.
 TEST_WORKERS ?= 2
-# uv installs the dependencies several times faster than pip does (it is installed by pip first).
+# uv installs the dependencies in about a third of the time pip takes (pip installs uv first).
 UV := $(VENV)/bin/uv
 INSTALL := $(UV) pip install --quiet --python $(PY)
 # The tests that need no server process, database server or browser (`make check`).
