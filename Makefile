@@ -79,7 +79,8 @@ test: install-dev compile
 		echo "make test: the PostgreSQL pass ($(POSTGRES_PASS))"; \
 		DATABASE_URL=$$url DATABASE_POOL_SIZE=0 DATABASE_CONN_MAX_AGE=0 \
 			DATABASE_LOCK_TIMEOUT_MS=500 \
-			$(PYTEST) $(POSTGRES_PASS); fi
+			$(PYTEST) $(POSTGRES_PASS); passed=$$?; \
+		$(PY) -m tests.postgres --drop $$url; exit $$passed; fi
 
 # The quick loop: formatting, lint, types, then the tests that start no server process and
 # need no database server or browser (markers in pyproject.toml).

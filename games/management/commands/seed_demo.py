@@ -82,7 +82,7 @@ def demo_table(club: Club, user: User) -> Table:
     for table in tables.order_by("-pk"):
         if table.status != Table.Status.PLAYING:
             return table
-        close_table(table.pk, user)
+        close_table(table.pk, user, confirmed=True)  # the demo's own rubber, abandoned
     return create_table(
         club=club,
         user=user,
