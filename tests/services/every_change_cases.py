@@ -13,6 +13,10 @@ snapshot, `store.acommit` and its loop writer). After every change:
 - every phone's view rendered in one pass with the others is the view rendered alone;
 - no phone is sent a card its holder may not see (tests/visibility.py).
 
+A slate's entries (a keeper writes what the real cards did, undoes an entry, writes a player
+away and back, starts the next rubber) are walked the same way; they are decided in a worker
+thread only, so their walk checks the state, the notice and the snapshot, not two executors.
+
 Not collected by the suite itself: tests/services/test_every_change.py runs the cases on SQLite,
 and `make test`'s PostgreSQL pass on PostgreSQL (the Makefile's POSTGRES_PASS).
 """
@@ -39,8 +43,9 @@ from games.engine import table as table_rules
 from games.engine.cards import token
 from games.live import notices
 from games.models import ActionReceipt, PlayedHand, Rubber, RubberPlayer, Seat, Table
-from games.services import events, snapshots, store, tables
+from games.services import events, slate, snapshots, store, tables
 from games.services.changes import deadlines
+from games.services.slate import SlatePlayer
 from games.services.snapshots import advance, load_state, remember
 from games.services.state import CHANGED_FIELDS, TableState
 from games.view.context import Viewer, render_view
@@ -51,7 +56,10 @@ from tests.visibility import visible_to
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-__all__ = ["test_every_change_is_written_alike_announced_exactly_and_shown_only_to_its_seats"]
+__all__ = [
+    "test_every_change_is_written_alike_announced_exactly_and_shown_only_to_its_seats",
+    "test_every_slate_entry_is_announced_exactly",
+]
 
 # (seed, rules): each walk's changes come from its seed; the rules reach the windows of both
 # kinds of answers (sequential, and simultaneous with poverty) and the laundry's.
@@ -161,6 +169,46 @@ def table_for(cast: Cast, rules: HouseRules) -> Table:
     return Table.objects.get(pk=table.pk)
 
 
+def slate_table_for(cast: Cast, rules: HouseRules) -> Table:
+    """A slate table of the cast's four people under `rules`, its first rubber started."""
+    profile, _ = HouseRuleProfile.objects.get_or_create(
+        club=cast.club,
+        name=f"slate {hashlib.sha1(repr(rules).encode()).hexdigest()[:12]}",
+        rules_json=rules.to_json(),
+    )
+    players = [SlatePlayer(p.name, p.user) for p in people(cast).values()]
+    return slate.create_slate_table(
+        club=cast.club, user=cast.anna.user, players=players, profile=profile
+    )
+
+
+def slate_choices(state: TableState) -> list[tuple[Any, ...]]:
+    """Every entry the slate takes now (its keeper writes them), and the clock's steps."""
+    table, hand = state.table, state.hand
+    found: list[tuple[Any, ...]] = []
+    if table.status == Table.Status.RUBBER_OVER:
+        found += [("next_rubber",)] * 4
+    elif hand is not None and not hand.complete:
+        for hand_seat in range(hand.n):
+            for action in hand.legal_actions(hand_seat):
+                if action.auto:
+                    continue  # the table's own (for a player buying the round), not an entry
+                frame = action.to_json()
+                frame["seat"] = state.table_seat(hand_seat)
+                if "target" in frame:
+                    frame["target"] = state.table_seat(frame["target"])
+                found.append(("entry", {**frame, "hand": state.hand_name()}))
+        if hand.actions:
+            found.append(("undo",))
+    if table.status != Table.Status.CLOSED and hand is not None:
+        for seat in state.seats:
+            for why in state.away_choices(seat.index):
+                found.append(("back", seat.index) if why == "back" else ("away", seat.index, why))
+    if table.deadline_at is not None:
+        found += [("clock",)] * 3
+    return found
+
+
 def choices(state: TableState, now: datetime) -> list[tuple[Any, ...]]:
     """Every change the table takes now: the people's, and the clock's when a deadline waits."""
     table, hand = state.table, state.hand
@@ -176,6 +224,8 @@ def choices(state: TableState, now: datetime) -> list[tuple[Any, ...]]:
         for hand_seat in range(hand.n):
             seat = state.table_seat(hand_seat)
             for action in table_rules.allowed(hand, hand_seat, laundry):
+                if action.auto:
+                    continue  # the table's own (for a player buying the round)
                 payload = {k: v for k, v in action.to_json().items() if k != "seat"}
                 if "target" in payload:
                     payload["target"] = state.table_seat(payload["target"])
@@ -214,7 +264,8 @@ class Walk:
 
     async def step(self, rng: random.Random) -> dict[str, Any]:
         before = await sync_to_async(read)(self.table_id)
-        options = choices(before, self.clock.now)
+        slate_table = before.table.slate
+        options = slate_choices(before) if slate_table else choices(before, self.clock.now)
         if not options:
             return await sync_to_async(rows_of)(self.table_id)
         change = rng.choice(options)
@@ -245,6 +296,10 @@ class Walk:
     def kind(self, before: TableState, change: tuple[Any, ...]) -> str:
         if change[0] == "act":
             return str(change[2]["act"])
+        if change[0] == "entry":
+            return f"slate: {change[1]['act']}"
+        if before.table.slate:
+            return f"slate: {change[0]}"
         if change[0] == "clock":
             step = deadlines.due_step(before, self.clock.now)
             return f"clock: {step.kind if step is not None else 'nothing'}"
@@ -259,6 +314,9 @@ class Walk:
                     if await tables.fire_here(table_id):
                         return
             await sync_to_async(tables.fire_deadline)(table_id, self.clock.now)
+            return
+        if before.table.slate and kind != "clock":
+            await sync_to_async(self.make_on_the_slate)(before, change)
             return
         if kind == "start":
             await sync_to_async(tables.start_rubber)(table_id, self.cast.anna.user)
@@ -287,6 +345,25 @@ class Walk:
             await sync_to_async(tables.come_back)(table_id, holder, change[1])
         elif kind == "leave":
             await sync_to_async(tables.leave_seat)(table_id, change[1], holder)
+        else:
+            raise AssertionError(kind)
+
+    def make_on_the_slate(self, before: TableState, change: tuple[Any, ...]) -> None:
+        """A keeper's entry on the slate (games/services/slate.py), through the same decider."""
+        kind, keeper = change[0], self.cast.anna.user
+        action_id = f"s{self.clock.now.timestamp():.0f}"
+        named = before.hand_name()
+        if kind == "entry":
+            slate.write(self.table_id, keeper, change[1], action_id)
+        elif kind == "undo":
+            slate.undo(self.table_id, keeper, named, action_id)
+        elif kind == "next_rubber":
+            slate.next_rubber(self.table_id, keeper)
+        elif kind == "away":
+            frame = {"seat": change[1], "reason": change[2], "hand": named}
+            slate.go_away(self.table_id, keeper, frame, action_id)
+        elif kind == "back":
+            slate.come_back(self.table_id, keeper, {"seat": change[1], "hand": named}, action_id)
         else:
             raise AssertionError(kind)
 
@@ -328,7 +405,10 @@ class Walk:
         snapshots._played.clear()
 
     def check_views(self, state: TableState) -> None:
-        """Each phone's view, rendered alone and with the others, and the cards it shows."""
+        """Each phone's view, rendered alone and with the others, and the cards it shows (a
+        slate's players hold real cards: its view shows none)."""
+        if state.table.slate:
+            return
         hand = state.hand
         viewers = [Viewer(seats=(seat,), active=seat) for seat in range(len(state.seats))]
         viewers.append(Viewer())
@@ -346,7 +426,14 @@ class Walk:
             assert cards_in(alone) <= allowed, (viewer, cards_in(alone) - allowed)
 
 
-async def walk(cast: Cast, clock: Clock, seed: int, rules: HouseRules, on_the_loop: bool) -> Any:
+async def walk(
+    cast: Cast,
+    clock: Clock,
+    seed: int,
+    rules: HouseRules,
+    on_the_loop: bool,
+    table_for: Any = table_for,
+) -> Any:
     """The walk of `seed` on a new table: the rows after each change, and the kinds made."""
     start = clock.now
 
@@ -418,3 +505,27 @@ async def test_every_change_is_written_alike_announced_exactly_and_shown_only_to
             assert thread_rows == loop_rows, (seed, step, first_difference(thread_rows, loop_rows))
         made |= kinds
     assert made >= KINDS, KINDS - made
+
+
+# The slate's entries and changes the walks must have made.
+SLATE_KINDS = {
+    "slate: knock",
+    "slate: stay",
+    "slate: fold",
+    "slate: last_trick",
+    "slate: undo",
+    "slate: away",
+    "slate: back",
+    "slate: next_rubber",
+}
+
+
+async def test_every_slate_entry_is_announced_exactly(klaver: Cast, clock: Clock) -> None:
+    """The slate's entries (a keeper writes what the real cards did) go through the same
+    decider, in a worker thread: after each, the state it left is the table a fresh read
+    gives, and another process moved on by its notice has the same."""
+    made: set[str] = set()
+    for seed, rules in WALKS:
+        _, kinds = await walk(klaver, clock, seed, rules, False, table_for=slate_table_for)
+        made |= kinds
+    assert made >= SLATE_KINDS, SLATE_KINDS - made
