@@ -34,6 +34,7 @@ from typing import Any
 
 import pytest
 from asgiref.sync import sync_to_async
+from django.db import connections
 from django.db.models import Model
 from django.utils import timezone, translation
 
@@ -456,6 +457,10 @@ async def walk(
         events.table_changed.disconnect(dispatch_uid=KEEP_PUBLISHED)
         patch.undo()
         clock.now = start
+        if on_the_loop:
+            await store.loop_writer().close()  # its connection is its own
+        # The worker thread's connection too, so that the test database can be dropped.
+        await sync_to_async(connections.close_all)()
     return after, table_walk.kinds
 
 
