@@ -114,17 +114,31 @@ async def stop() -> None:
 WORKERS = 4
 
 
-def _fire_one(table_id: int) -> bool:
-    """Fire one due table (in a worker thread); True when another transaction holds its row
-    (a stuck process): it is passed over, holds up no other table, and is tried again after a
-    round's pause."""
+# A table whose firing fails (a write error that lasts: a full disk) is tried again after a
+# pause that doubles from the first to the last, and logged once per fault.
+FAILED_FIRST_SECONDS = 0.25
+FAILED_LAST_SECONDS = 30.0
+BUSY, FAILED = "busy", "failed"
+
+
+def _fire_one(table_id: int, failing: bool = False) -> str | None:
+    """Fire one due table (in a worker thread). BUSY when another transaction holds its row (a
+    stuck process): it is passed over, holds up no other table, and is tried again after a
+    round's pause. FAILED when it could not be fired (nothing was written): logged with its
+    traceback unless the table is `failing` already (the same fault, logged once)."""
     try:
         tables.fire_deadline(table_id)
     except tables.Busy:
-        return True
+        return BUSY
     except Exception:
-        log.exception("table %s: firing its deadline failed", table_id)
-    return False
+        if not failing:
+            log.exception(
+                "table %s: firing its deadline failed; tried again, less and less often, "
+                "until it holds",
+                table_id,
+            )
+        return FAILED
+    return None
 
 
 def _due(skip: set[int], here: frozenset[int] | None = None) -> tuple[list[int], datetime | None]:
@@ -155,6 +169,7 @@ async def _run() -> None:
     here = asyncio.Lock()
     firing: set[int] = set()
     held: dict[int, float] = {}  # table -> the loop's time it is tried again
+    failing: dict[int, float] = {}  # table -> its pause since its last failed firing
     tasks: set[asyncio.Task[None]] = set()
 
     async def fire(table_id: int) -> None:
@@ -168,8 +183,17 @@ async def _run() -> None:
             if fired:
                 return
             async with workers:
-                if await _fire_one_async(table_id):
-                    held[table_id] = loop.time() + POLL_SECONDS
+                result = await _fire_one_async(table_id, table_id in failing)
+            if result == BUSY:
+                held[table_id] = loop.time() + POLL_SECONDS
+            elif result == FAILED:
+                pause = failing.get(table_id)
+                pause = min(FAILED_LAST_SECONDS, 2 * pause if pause else FAILED_FIRST_SECONDS)
+                failing[table_id] = pause
+                held[table_id] = loop.time() + pause
+            elif table_id in failing:
+                del failing[table_id]
+                log.warning("table %s: its deadline fired again", table_id)
         except Exception:
             log.exception("table %s: firing its deadline failed", table_id)
         finally:

@@ -166,3 +166,67 @@ async def test_a_table_whose_phones_are_elsewhere_is_due_here_a_while_later(
     assert due == [late.pk, mine.pk, theirs.pk] and upcoming is None
     due, _ = await look(set(), now + second, {mine.pk}, second)
     assert due == [late.pk, mine.pk, theirs.pk]
+
+
+def _failing_writes(on: bool) -> None:
+    """Every write to the tables' rows fails, as on a full disk: a trigger of the database's
+    own, so the clock's write meets a real database error."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            if on:
+                cursor.execute(
+                    "CREATE FUNCTION toepen_full_disk() RETURNS trigger AS $$ BEGIN "
+                    "RAISE EXCEPTION 'could not extend file: No space left on device'; END; "
+                    "$$ LANGUAGE plpgsql"
+                )
+                cursor.execute(
+                    "CREATE TRIGGER toepen_full_disk BEFORE UPDATE ON games_table "
+                    "FOR EACH ROW EXECUTE FUNCTION toepen_full_disk()"
+                )
+            else:
+                cursor.execute("DROP TRIGGER toepen_full_disk ON games_table")
+                cursor.execute("DROP FUNCTION toepen_full_disk()")
+        elif on:
+            cursor.execute(
+                "CREATE TRIGGER toepen_full_disk BEFORE UPDATE ON games_table BEGIN "
+                "SELECT RAISE(ABORT, 'database or disk is full'); END"
+            )
+        else:
+            cursor.execute("DROP TRIGGER toepen_full_disk")
+
+
+async def test_a_table_that_cannot_be_written_is_tried_less_and_less_often_and_logged_once(
+    klaver: Cast, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    table = await database_sync_to_async(four_people_table)(klaver)
+    long_ago = timezone.now() - timedelta(hours=1)
+    await database_sync_to_async(
+        lambda: Table.objects.filter(pk=table.pk).update(deadline_at=long_ago, changed_at=long_ago)
+    )()
+    tries: list[int] = []
+    real_fire = tables.fire_deadline
+
+    def fire(table_id: int, now=None) -> bool:
+        tries.append(table_id)  # counted, then fired for real
+        return real_fire(table_id, now)
+
+    monkeypatch.setattr(tables, "fire_deadline", fire)
+    await database_sync_to_async(_failing_writes)(True)
+    try:
+        clock.ensure_started()
+        await asyncio.sleep(2.0)
+    finally:
+        await database_sync_to_async(_failing_writes)(False)
+    failed = [r for r in caplog.records if "firing its deadline failed" in r.getMessage()]
+    # At 50 ms a look, two seconds were 40 tries and as many tracebacks.
+    assert 2 <= tries.count(table.pk) <= 5, tries
+    assert len(failed) == 1 and failed[0].exc_info is not None
+    # The fault over, the table is fired again within its longest pause so far.
+    for _ in range(80):
+        moved = await database_sync_to_async(lambda: Table.objects.get(pk=table.pk).version)()
+        if moved > table.version:
+            break
+        await asyncio.sleep(0.05)
+    assert moved > table.version
