@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from games.services.tables import BOT_NAMES
+from games.services.changes.seats import BOT_NAMES
 from tests.browser.conftest import ROOT, LiveServer, Phones
 from tests.conftest import require_service
 

@@ -346,6 +346,39 @@ def test_the_new_table_form_shows_only_the_seats_the_table_has(pub: Phones) -> N
     expect(seat(8)).to_be_visible()
 
 
+def test_badges_wrap_between_words_never_inside_one(pub: Phones) -> None:
+    table = pub.server.seed(
+        people=["anna"],
+        seats=5,
+        bots={"1": "strong", "2": "normal", "3": "easy", "4": "strong"},
+        start=True,
+    )
+    page = open_table(pub, table["people"]["anna"], table["code"], locale="de-DE")
+    expect(page.locator("#table-players .player .badge").first).to_be_visible()
+    pub.shot(page, "badges-de")
+    broken = page.locator("#table-players").evaluate(
+        """(players) => {
+            const broken = [];
+            for (const badge of players.querySelectorAll('.badge')) {
+                if (badge.scrollWidth > badge.clientWidth) broken.push(`cut: ${badge.textContent}`);
+                const walker = document.createTreeWalker(badge, NodeFilter.SHOW_TEXT);
+                for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+                    for (const match of node.data.matchAll(/\\S+/g)) {
+                        const range = document.createRange();
+                        range.setStart(node, match.index);
+                        range.setEnd(node, match.index + match[0].length);
+                        const rects = [...range.getClientRects()];
+                        const lines = new Set(rects.map((r) => Math.round(r.top)));
+                        if (lines.size > 1) broken.push(match[0]);
+                    }
+                }
+            }
+            return broken;
+        }"""
+    )
+    assert broken == [], broken
+
+
 # -- 8. a swipe overtaken by a knock -----------------------------------------------------------
 
 
