@@ -188,7 +188,8 @@ def test_first_out_losers_are_those_who_reached_zero_in_the_last_hand() -> None:
     finish_hand_with_winner(rubber, 2)
     assert rubber.over
     assert rubber.losers == (0, 1)
-    assert rubber.winner is None
+    assert rubber.lives == [0, 0, 5, 4]
+    assert rubber.winner == 2  # the most lives left among those not out
     following = rubber.next_rubber()
     assert following.lives == [10, 10, 10, 10]
     assert following.dealer == 2
