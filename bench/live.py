@@ -84,6 +84,9 @@ BENCH_TIMERS = {
 }
 # Measured as it runs in production: DEBUG off (with it on, Django keeps every query's SQL).
 PRODUCTION = {"DJANGO_DEBUG": "false", "DJANGO_SECRET_KEY": secrets.token_urlsafe(50)}
+# The load generator is one client address holding every phone's socket: the limit of sockets
+# an address may hold (games/throttle.py) is for the phones of one pub, not for this.
+ONE_ADDRESS = {"TOEPEN_SOCKETS_PER_CLIENT": "1000000"}
 # The servers' allocator (toepen_site/allocator.py): production's unless --allocator says.
 ALLOCATOR: dict[str, str] = {}
 
@@ -577,11 +580,18 @@ class Setup:
     cleanup: list[Callable[[], None]] = field(default_factory=list)
 
 
-def embedded_setup(workdir: Path, conn_max_age: int) -> Setup:
+def database_age(conn_max_age: int | None) -> dict[str, str]:
+    """DATABASE_CONN_MAX_AGE when --conn-max-age sets it, else the settings' default (0 with
+    PostgreSQL's connection pool, which refuses any other)."""
+    return {} if conn_max_age is None else {"DATABASE_CONN_MAX_AGE": str(conn_max_age)}
+
+
+def embedded_setup(workdir: Path, conn_max_age: int | None) -> Setup:
     env = base_env(
         DATABASE_URL=f"sqlite:///{workdir / 'bench.sqlite3'}",
-        DATABASE_CONN_MAX_AGE=str(conn_max_age),
+        **database_age(conn_max_age),
         **BENCH_TIMERS,
+        **ONE_ADDRESS,
         **PRODUCTION,
         **ALLOCATOR,
     )
@@ -589,16 +599,17 @@ def embedded_setup(workdir: Path, conn_max_age: int) -> Setup:
     return Setup("embedded", env, processes=1)
 
 
-def scaleout_setup(conn_max_age: int, processes: int) -> Setup:
+def scaleout_setup(conn_max_age: int | None, processes: int) -> Setup:
     database = PostgresDatabase().create()
     setup = Setup("scaleout", {}, processes=processes, cleanup=[database.drop])
     redis_db = RedisDatabase().claim()
     setup.cleanup.append(redis_db.release)
     setup.env = base_env(
         DATABASE_URL=database.url,
-        DATABASE_CONN_MAX_AGE=str(conn_max_age),
         REDIS_URL=redis_db.url,
+        **database_age(conn_max_age),
         **BENCH_TIMERS,
+        **ONE_ADDRESS,
         **PRODUCTION,
         **ALLOCATOR,
     )
@@ -805,7 +816,9 @@ def main() -> None:
         default=1,
         help="measurements again of a missed step before it counts",
     )
-    parser.add_argument("--conn-max-age", type=int, default=60, help="DATABASE_CONN_MAX_AGE")
+    parser.add_argument(
+        "--conn-max-age", type=int, default=None, help="DATABASE_CONN_MAX_AGE (else the settings')"
+    )
     parser.add_argument(
         "--server", choices=SERVERS, default="daphne", help="the ASGI server both apps run under"
     )
