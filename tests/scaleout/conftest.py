@@ -36,9 +36,9 @@ from tests.scaleout.servers import (
 Query = Callable[[str, tuple[Any, ...]], list[tuple[Any, ...]]]
 
 
-@pytest.fixture(scope="session")
-def postgres() -> Iterator[PostgresDatabase]:
-    """A fresh database for this test session, migrated, dropped afterwards."""
+@contextlib.contextmanager
+def migrated_postgres() -> Iterator[PostgresDatabase]:
+    """A fresh database on the local server, migrated, dropped afterwards."""
     require_service("PostgreSQL on 127.0.0.1:5432", service_reachable(PG_HOST, PG_PORT))
     database = PostgresDatabase().create()
     try:
@@ -46,6 +46,13 @@ def postgres() -> Iterator[PostgresDatabase]:
         yield database
     finally:
         database.drop()
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[PostgresDatabase]:
+    """A fresh database for this test session."""
+    with migrated_postgres() as database:
+        yield database
 
 
 @pytest.fixture(scope="session")

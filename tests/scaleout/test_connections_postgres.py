@@ -18,20 +18,16 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import require_service, service_reachable
-from tests.scaleout.conftest import close_all, seat_phones
+from tests.scaleout.conftest import close_all, migrated_postgres, seat_phones
 from tests.scaleout.http import Browser
 from tests.scaleout.phones import Signal, Table
 from tests.scaleout.servers import (
     CALM_TIMERS,
-    PG_HOST,
-    PG_PORT,
     SUPPORTED,
     Daphne,
     PostgresDatabase,
     RedisDatabase,
     base_env,
-    migrate,
     seed,
 )
 
@@ -47,13 +43,8 @@ TABLES = 25  # four phones each
 @pytest.fixture(scope="module")
 def database() -> Iterator[PostgresDatabase]:
     """A database of this test's own: nobody else's connections are counted."""
-    require_service("PostgreSQL on 127.0.0.1:5432", service_reachable(PG_HOST, PG_PORT))
-    database = PostgresDatabase().create()
-    try:
-        migrate(base_env(DATABASE_URL=database.url))
+    with migrated_postgres() as database:
         yield database
-    finally:
-        database.drop()
 
 
 class Counter:
