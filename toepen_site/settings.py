@@ -87,6 +87,7 @@ INSTALLED_APPS = [
     "clubs",
     "games",
     "nights",
+    "tournaments",
     # The site's own management commands: backup and restore_backup.
     "toepen_site",
 ]

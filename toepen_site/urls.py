@@ -22,6 +22,7 @@ urlpatterns = [
     path("", include("clubs.urls")),
     path("", include("games.urls")),
     path("", include("nights.urls")),
+    path("", include("tournaments.urls")),
 ]
 
 # A database out of reach gets a 503 page that says to try again (and a warning, not an error).

@@ -22,6 +22,7 @@ from games.services.changes.decide import Busy, Outcome, TableError, check_door,
 from games.services.changes.play import act, act_here, check_action_id, check_hand, play, ready
 from games.services.changes.rubbers import start_rubber
 from games.services.changes.seats import (
+    Reserved,
     arrive,
     close_table,
     come_back,
@@ -39,6 +40,7 @@ from games.services.changes.seats import (
 __all__ = [
     "Busy",
     "Outcome",
+    "Reserved",
     "TableError",
     "act",
     "act_here",

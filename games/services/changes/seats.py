@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -62,6 +63,22 @@ def table_rules_of(
     return profile, rules
 
 
+# A seat kept for a named person (a tournament's draw): taken, though no phone holds it yet;
+# her phone holds it by her account or her guest (`Holder.holds`). No browser's key is this.
+RESERVED_HOLDER = "reserved"
+
+
+@dataclass(frozen=True)
+class Reserved:
+    """Who a seat is kept for: a member, a guest, or a computer player (`bot_level`), by
+    name."""
+
+    name: str
+    user_id: int | None = None
+    guest_id: int | None = None
+    bot_level: str = ""
+
+
 def create_table(
     *,
     club: Club,
@@ -72,14 +89,23 @@ def create_table(
     allow_spectators: bool = True,
     holder_key: str = "",
     take_seat: int | None = 0,
+    reserved: Mapping[int, Reserved] | None = None,
 ) -> Table:
-    """A member opens a table for the club, with the rules of `profile` (default: the club's)."""
+    """A member opens a table for the club, with the rules of `profile` (default: the club's);
+    `reserved` seats are kept for the people named (a tournament's draw)."""
     profile, rules = table_rules_of(club, user, profile, seat_count)
     bots = dict(bots or {})
+    reserved = dict(reserved or {})
     for index, level in bots.items():
         if not 0 <= index < seat_count or level not in BotLevel.values:
             raise TableError("bad_bots", _("A computer player needs a seat and a level."))
-    if take_seat is not None and (take_seat in bots or not 0 <= take_seat < seat_count):
+    if any(index in bots or not 0 <= index < seat_count for index in reserved):
+        raise TableError("bad_seats", _("A seat is kept for one player."))
+    if any(kept.bot_level not in ("", *BotLevel.values) for kept in reserved.values()):
+        raise TableError("bad_bots", _("A computer player needs a seat and a level."))
+    if take_seat is not None and (
+        take_seat in bots or take_seat in reserved or not 0 <= take_seat < seat_count
+    ):
         raise TableError("bad_seats", _("You cannot take that seat."))
     with transaction.atomic():
         table = Table.objects.create(
@@ -99,6 +125,12 @@ def create_table(
             level = bots.get(index, "")
             seat = Seat(table=table, index=index, bot_level=level)
             seat.name = bot_name(index) if level else ""
+            kept = reserved.get(index)
+            if kept is not None and kept.bot_level:
+                seat.bot_level, seat.name = kept.bot_level, kept.name
+            elif kept is not None:
+                seat.holder_key, seat.name = RESERVED_HOLDER, kept.name
+                seat.user_id, seat.guest_id = kept.user_id, kept.guest_id
             if index == seated:
                 seat.holder_key, seat.user, seat.name = holder_key, user, str(user)
                 seat.last_seen = timezone.now()
