@@ -317,3 +317,60 @@ class ActionReceipt(models.Model):
 
     def __str__(self) -> str:
         return f"{self.table.code} {self.action_id}"
+
+
+class SeatRequest(models.Model):
+    """A phone that holds a seat at a table asks to seat a member of the table's club on it too
+    (a shared phone). She is not seated until she accepts it from her own signed-in phone
+    (games/services/member_seats.py); unanswered, it lapses at `expires_at`."""
+
+    table = models.ForeignKey(
+        Table, verbose_name=_("table"), on_delete=models.CASCADE, related_name="seat_requests"
+    )
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("member"),
+        on_delete=models.CASCADE,
+        related_name="seat_requests",
+    )
+    asked_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("asked by"),
+        on_delete=models.CASCADE,
+        related_name="+",
+    )
+    # The phone that asked: the seat is held by it once she accepts.
+    holder_key = models.CharField(_("phone"), max_length=64)
+    created_at = models.DateTimeField(_("asked"), auto_now_add=True)
+    expires_at = models.DateTimeField(_("expires"))
+
+    class Meta:
+        verbose_name = _("seat request")
+        verbose_name_plural = _("seat requests")
+        ordering = ("-created_at",)
+        constraints = (models.UniqueConstraint(fields=("table", "user"), name="seat_request_once"),)
+
+    def __str__(self) -> str:
+        return f"{self.table.code} {self.user}"
+
+
+class SeatCode(models.Model):
+    """A member's short code that seats her on another player's phone at once: shown on her own
+    club page, good once, for a short time, and void after a few wrong tries."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("member"),
+        on_delete=models.CASCADE,
+        related_name="seat_code",
+    )
+    code = models.CharField(_("code"), max_length=8)
+    expires_at = models.DateTimeField(_("expires"))
+    misses = models.PositiveSmallIntegerField(_("wrong tries"), default=0)
+
+    class Meta:
+        verbose_name = _("seat code")
+        verbose_name_plural = _("seat codes")
+
+    def __str__(self) -> str:
+        return str(self.user)

@@ -11,7 +11,7 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.middleware.csrf import get_token
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -27,8 +27,8 @@ from clubs.qr import qr_svg
 from clubs.reads import member_lists
 from games import throttle
 from games.forms import CodeForm, JoinForm, SlateForm, TableForm
-from games.models import Table
-from games.services import slate, tables
+from games.models import SeatRequest, Table
+from games.services import member_seats, slate, tables
 from games.services.access import is_admin, is_member, table_access
 from games.services.club_page import open_tables, standings
 from games.services.conf import seconds
@@ -77,9 +77,45 @@ def club_page(request: HttpRequest, slug: str) -> HttpResponse:
             "profiles": club.profiles.all(),
             "tables": open_tables(club),
             "standings": standings(club),
+            # What she holds to be seated on another player's phone (a shared phone).
+            "seat_requests": member_seats.asked_of(request.user, club),
+            "seat_code": member_seats.code_of(request.user),
         }
     )
     return render(request, "clubs/club_detail.html", context)
+
+
+@require_POST
+@login_required
+def seat_code(request: HttpRequest, slug: str) -> HttpResponse:
+    """A member asks for a fresh seat code, to be seated on another player's phone."""
+    club, _membership = get_club_for_member(request, slug)
+    member_seats.new_code(request.user)  # type: ignore[arg-type]
+    return redirect(f"{reverse('games:club', args=[club.slug])}#seat-code")
+
+
+@require_POST
+@login_required
+def seat_request(request: HttpRequest, pk: int) -> HttpResponse:
+    """A member answers a request to seat her on another player's phone: only her own."""
+    asked = SeatRequest.objects.filter(pk=pk, user=request.user).select_related("table__club")
+    found = asked.first()
+    if found is None:
+        raise Http404
+    back = reverse("games:club", args=[found.table.club.slug])
+    accept = request.POST.get("answer") == "accept"
+    try:
+        table = member_seats.answer(pk, request.user, accept)
+    except TableError as error:
+        messages.error(request, error.message)
+    else:
+        if table is not None:
+            messages.success(
+                request,
+                _("You are seated at table %(code)s, on the phone that asked.")
+                % {"code": table.code},
+            )
+    return redirect(back)
 
 
 @login_required
@@ -140,6 +176,9 @@ def table_page(request: HttpRequest, code: str) -> HttpResponse:
         "ws_path": f"/ws/tables/{table.code}/",
         "heartbeat": f"{seconds('TOEPEN_HEARTBEAT_SECONDS'):g}",
         "join_form": JoinForm(initial={"name": "" if seats else default_name}),
+        # A second player on this phone may be a member of the club, who confirms it herself.
+        "seat_members": member_seats.members_to_seat(table, request.user) if seats else [],
+        "seat_asked": member_seats.asked_from(table, holder_key(request)) if seats else [],
         "free_seats": free if waiting else [],
         "invite_url": invite_url,
         "qr": qr_svg(invite_url),
@@ -202,6 +241,34 @@ def table_join(request: HttpRequest, code: str) -> HttpResponse:
         if session_guest is None:
             request.session.pop(GUEST_SESSION_KEY, None)
         messages.error(request, error.message if isinstance(error, TableError) else str(error))
+    return redirect(table)
+
+
+@require_POST
+@login_required
+def table_member(request: HttpRequest, code: str) -> HttpResponse:
+    """This phone's member seats another member of the club on it: at once with her seat code,
+    else she is asked on her own phone."""
+    throttle.take(request, "join")
+    table = _table(request, code)
+    holder = Holder.from_session(request.session, request.user)
+    raw = request.POST.get("member", "")
+    member_id = int(raw) if raw.isascii() and raw.isdigit() and len(raw) < 19 else None
+    try:
+        done = member_seats.ask(
+            table, request.user, holder, member_id, request.POST.get("code", "")[:20]
+        )
+    except TableError as error:
+        messages.error(request, error.message)
+    else:
+        if done == "asked":
+            messages.success(
+                request,
+                _(
+                    "Asked: she accepts on her own phone (her club page), or type her seat code "
+                    "here."
+                ),
+            )
     return redirect(table)
 
 

@@ -3,13 +3,13 @@ per row) from the booked figures (nights.models) and the stored hands."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from django.db.models import Count, F, Max, Min, OuterRef, Q, QuerySet, Subquery, Sum
+from django.db.models import Count, F, Max, Min, OuterRef, Prefetch, Q, QuerySet, Subquery, Sum
 from django.db.models.functions import TruncMonth
 from django.urls import reverse
 from django.utils import formats, timezone
@@ -17,7 +17,7 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
 from clubs.models import Club
-from games.models import PlayedHand, RubberPlayer, Table
+from games.models import PlayedHand, RubberPlayer, Seat, Table
 from nights.models import (
     ClubNights,
     Night,
@@ -62,6 +62,60 @@ def decimal(value: float | Decimal | None, places: int = 2) -> str:
     return "" if value is None else formats.number_format(value, decimal_pos=places)
 
 
+def _key_order(key: str) -> tuple[int, int, str]:
+    """Members first, then computer players, then guests; by id within each: the same order on
+    every page, so a name's number is the same everywhere."""
+    kind, _sep, rest = key.partition(":")
+    return ({"u": 0, "b": 1}.get(kind, 2), int(rest) if rest.isdigit() else 0, rest)
+
+
+class Names:
+    """One label per player, so that every name on a list is one person: a guest always says
+    she is one ("Kees (guest)"), and players who would read alike are numbered ("Kees",
+    "Kees (2)", "Kees (guest 2)"). The players given first are numbered in a fixed order (by
+    `_key_order`); those asked of later get the next free number."""
+
+    def __init__(self, players: Iterable[tuple[str, str]] = ()) -> None:
+        self._labels: dict[str, str] = {}
+        self._taken: dict[tuple[str, bool], int] = {}
+        first: dict[str, str] = {}
+        for key, name in players:
+            # A player seen under two names (a seat renamed) is named as the standings name
+            # her: by the greatest.
+            first[key] = max(name, first.get(key, name))
+        for key in sorted(first, key=_key_order):
+            self.of(key, first[key])
+
+    def of(self, key: str, name: str) -> str:
+        label = self._labels.get(key)
+        if label is not None:
+            return label
+        guest = key.startswith("g:")
+        number = self._taken[name.casefold(), guest] = (
+            self._taken.get((name.casefold(), guest), 0) + 1
+        )
+        if guest:
+            label = (
+                _("%(name)s (guest)") % {"name": name}
+                if number == 1
+                else _("%(name)s (guest %(number)d)") % {"name": name, "number": number}
+            )
+        else:
+            label = name if number == 1 else f"{name} ({number})"
+        self._labels[key] = label
+        return label
+
+
+def seat_key(seat: Seat) -> str:
+    """The player key of whoever holds a seat now (nights.services.player_key's rule)."""
+    if seat.user_id is not None:
+        return f"u:{seat.user_id}"
+    if seat.guest_id is not None:
+        user_id = seat.guest.user_id if seat.guest is not None else None
+        return f"u:{user_id}" if user_id is not None else f"g:{seat.guest_id}"
+    return f"b:{seat.name}"
+
+
 def conf_of(club: Club) -> ClubNights:
     """The club's settings, or the defaults when an admin never changed them (a page never
     writes)."""
@@ -90,6 +144,7 @@ class NightPage:
     owed: list[dict[str, Any]]
     king_wins: int
     leader_wins: int
+    king_name: str = ""
 
 
 def table_state(table: Table) -> str:
@@ -100,32 +155,27 @@ def table_state(table: Table) -> str:
     return str(table.status)
 
 
-def night_standings(night: Night) -> list[dict[str, Any]]:
+def night_standings(night: Night, names: Names | None = None) -> list[dict[str, Any]]:
+    """The night's players, each once, by rubbers won; `names` (made from these rows when not
+    given) labels each of them."""
     rows = list(
         PlayerRubber.objects.filter(night=night)
         .values("key")
         .annotate(**_totals(name=Max("name"), user_id=Max("user_id")))
         .order_by("-won", "lost", "lives_lost", "name")
     )
+    if names is None:
+        names = Names((row["key"], row["name"]) for row in rows)
     url = player_url(night.club)
     for row in rows:
         row["url"] = url(row["user_id"])
+        row["name"] = names.of(row["key"], row["name"])
     return rows
 
 
 def night_page(night: Night) -> NightPage:
     conf = conf_of(night.club)
-    standings = night_standings(night)
-    tables = list(
-        Table.objects.filter(night=night)
-        .exclude(status=Table.Status.CLOSED)
-        .prefetch_related("seats")
-        .order_by("created_at")
-    )
-    for table in tables:
-        table.state = table_state(table)  # type: ignore[attr-defined]
-    rubbers: dict[int, RubberRow] = {}
-    rows = (
+    rows = list(
         PlayerRubber.objects.filter(night=night)
         .order_by("-finished_at", "-rubber_id", "participant__seat")
         .values(
@@ -133,11 +183,29 @@ def night_page(night: Night) -> NightPage:
             "rubber__number",
             "rubber__table__code",
             "finished_at",
+            "key",
             "name",
             "place",
             "lives_lost",
         )
     )
+    # Every player of the night by one label: the standings, the rubbers, the rounds owed,
+    # the Toepkoning and whoever sits at a table now.
+    names = Names((row["key"], row["name"]) for row in rows)
+    standings = night_standings(night, names)
+    tables = list(
+        Table.objects.filter(night=night)
+        .exclude(status=Table.Status.CLOSED)
+        .prefetch_related(Prefetch("seats", Seat.objects.select_related("guest")))
+        .order_by("created_at")
+    )
+    for table in tables:
+        table.state = table_state(table)  # type: ignore[attr-defined]
+        table.players = [  # type: ignore[attr-defined]
+            names.of(seat_key(seat), seat.name) if seat.name else "\u2013"
+            for seat in table.seats.all()
+        ]
+    rubbers: dict[int, RubberRow] = {}
     for row in rows:
         rubber = rubbers.get(row["rubber_id"])
         if rubber is None:
@@ -147,12 +215,13 @@ def night_page(night: Night) -> NightPage:
                 row["rubber__table__code"],
                 clock(row["finished_at"]),
             )
-        rubber.players.append((row["name"], row["place"]))
+        rubber.players.append((names.of(row["key"], row["name"]), row["place"]))
     rounds = list(Round.objects.filter(night=night).order_by("owed_at", "pk"))
     owed: dict[str, dict[str, Any]] = {}
     for owed_round in rounds:
         owed_round.time = clock(owed_round.owed_at)  # type: ignore[attr-defined]
         owed_round.price = decimal(owed_round.amount)  # type: ignore[attr-defined]
+        owed_round.name = names.of(owed_round.key, owed_round.name)
         if owed_round.paid_at is None:
             entry = owed.setdefault(
                 owed_round.key, {"name": owed_round.name, "rounds": 0, "amount": Decimal(0)}
@@ -170,6 +239,7 @@ def night_page(night: Night) -> NightPage:
         owed=sorted(owed.values(), key=lambda e: (-e["rounds"], e["name"])),
         king_wins=conf.king_wins,
         leader_wins=max((row["won"] for row in standings), default=0),
+        king_name=names.of(night.king_key, night.king_name) if night.king_key else "",
     )
 
 
@@ -207,9 +277,13 @@ def season_standings(season: Season) -> list[dict[str, Any]]:
         for rating in Rating.objects.filter(club=season.club_id, user__in=list(names))
     }
     url = player_url(season.club)
+    labels = Names(
+        (f"u:{row['user_id']}", names.get(row["user_id"]) or usernames.get(row["user_id"], "?"))
+        for row in rows
+    )
     for row in rows:
         row["url"] = url(row["user_id"])
-        row["name"] = names.get(row["user_id"]) or usernames.get(row["user_id"], "?")
+        row["name"] = labels.of(f"u:{row['user_id']}", "?")
         row["points"] = (
             row["won"] * season.points_win
             + row["survived"] * season.points_survive

@@ -18,7 +18,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
-from django.db.models import F, PositiveIntegerField, Value
+from django.db.models import Count, F, Max, PositiveIntegerField, Value
 from django.db.models.expressions import CombinedExpression
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -27,7 +27,7 @@ from openskill.models import PlackettLuce
 from accounts.models import Guest, User
 from accounts.names import clean_name
 from clubs.models import Club, Membership
-from games.models import PlayedHand, Rubber, RubberPlayer, Table
+from games.models import PlayedHand, Rubber, RubberPlayer, Seat, Table
 from games.services.prepared import Prepared
 from nights.figures import FIGURES, Tally, rubber_tallies
 from nights.models import (
@@ -525,6 +525,101 @@ def reattribute_guest(guest: Guest) -> None:
                     night.king_key, night.king_user_id = new, guest.user_id
                 night.save(update_fields=["wins", "king_key", "king_user"])
         Round.objects.filter(key=old).update(key=new)
+
+
+# -- a guest who was a member ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Merge:
+    """A guest of the club and the member she is, as an admin asked to bring them together."""
+
+    guest: Guest
+    member: User
+    rubbers: int
+
+
+def club_guests(club: Club) -> list[dict[str, Any]]:
+    """The guests who played rubbers at the club's tables: her name, rubbers, last rubber and
+    the member she counts for (None: a guest still). One query."""
+    rows = (
+        RubberPlayer.objects.filter(rubber__table__club=club, guest__isnull=False)
+        .values("guest_id", "guest__display_name", "guest__user_id")
+        .annotate(rubbers=Count("rubber_id", distinct=True), last=Max("rubber__started_at"))
+        .order_by("guest__display_name", "guest_id")
+    )
+    return [
+        {
+            "id": row["guest_id"],
+            "name": row["guest__display_name"],
+            "user_id": row["guest__user_id"],
+            "rubbers": row["rubbers"],
+            "last": row["last"],
+        }
+        for row in rows
+    ]
+
+
+def check_merge(membership: Membership, guest_id: object, user_id: object) -> Merge:
+    """What merging `guest_id` into the member `user_id` would bring together, or NightError
+    with why not: only an admin of the club, a guest who played at its tables (and at no
+    other club's: those figures are not the club's to change), an active member, and a guest
+    who counts for nobody else yet."""
+    club = membership.club
+    if not membership.is_admin:
+        raise NightError(_("Only the club's admins merge guests."))
+    if not _whole(guest_id):
+        raise NightError(_("There is no such guest in this club."))
+    guest = Guest.objects.filter(pk=guest_id).first()
+    played = RubberPlayer.objects.filter(guest_id=guest_id)
+    here = played.filter(rubber__table__club=club)
+    seated = Seat.objects.filter(guest_id=guest_id)
+    if guest is None or not (here.exists() or seated.filter(table__club=club).exists()):
+        raise NightError(_("There is no such guest in this club."))
+    if (
+        played.exclude(rubber__table__club=club).exists()
+        or seated.exclude(table__club=club).exists()
+    ):
+        raise NightError(
+            _("This guest played at another club too, whose figures are not this club's.")
+        )
+    if not _whole(user_id):
+        raise NightError(_("There is no such member in this club."))
+    member = (
+        Membership.objects.filter(club=club, user_id=user_id, status=Membership.Status.ACTIVE)
+        .select_related("user")
+        .first()
+    )
+    if member is None:
+        raise NightError(_("There is no such member in this club."))
+    if guest.user_id is not None and guest.user_id != user_id:
+        raise NightError(_("This guest counts for another member already."))
+    return Merge(guest, member.user, here.values("rubber_id").distinct().count())
+
+
+def merge_guest(membership: Membership, guest_id: object, user_id: object) -> Merge:
+    """An admin merges a guest into a member (a guest who signed up on another phone, or a
+    guest who was a member all along): from now on everything the guest played counts for the
+    member, and the club is counted again from its records (`rebuild`), so the figures, the
+    ratings, the nights' wins and crowns and the rounds owed are hers. The guest's rows stay
+    as they are: nothing she did is lost. Merging again changes nothing."""
+    merge = check_merge(membership, guest_id, user_id)
+    old, new = f"g:{merge.guest.pk}", f"u:{merge.member.pk}"
+    with transaction.atomic():
+        _lock_club(membership.club_id)
+        # An update, not a save: the sign-up's signal (reattribute_guest) is not wanted here,
+        # the rebuild below counts the club once.
+        Guest.objects.filter(pk=merge.guest.pk, user__isnull=True).update(
+            user=merge.member, claimed_at=timezone.now()
+        )
+        # Rounds keep whether they were paid through a rebuild: they change hands here.
+        Round.objects.filter(night__club_id=membership.club_id, key=old).update(key=new)
+        rebuild(membership.club)
+    return merge
+
+
+def _whole(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 # -- nights -----------------------------------------------------------------------------------

@@ -335,6 +335,60 @@ def season_csv(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     return _csv_response(f"{club.slug}-{slugify(season.name) or 'season'}.csv", header, rows)
 
 
+# -- guests -----------------------------------------------------------------------------------
+
+
+def _members(club: Club) -> list[Membership]:
+    return list(
+        Membership.objects.filter(club=club, status=Membership.Status.ACTIVE)
+        .select_related("user")
+        .order_by("user__display_name", "user__username")
+    )
+
+
+@require_GET
+def guests(request: HttpRequest, slug: str) -> HttpResponse:
+    """The guests who played at the club's tables, each with a form to merge her into a
+    member. Admins only."""
+    club, me = get_club_for_admin(request, slug)
+    members = _members(club)
+    names = {m.user_id: str(m.user) for m in members}
+    rows = services.club_guests(club)
+    for row in rows:
+        row["member"] = names.get(row["user_id"], "") if row["user_id"] else ""
+    return render(
+        request,
+        "nights/guests.html",
+        {"club": club, "me": me, "guests": rows, "members": members},
+    )
+
+
+@require_POST
+def guest_merge(request: HttpRequest, slug: str) -> HttpResponse:
+    """Merge a guest into a member: first a page that says what will be brought together, then,
+    confirmed, the merge and the club counted again. Admins only; a forged or foreign id is
+    refused with why, and changes nothing."""
+    club, me = get_club_for_admin(request, slug)
+    guest_id = _whole_number(request.POST.get("guest", ""))
+    user_id = _whole_number(request.POST.get("member", ""))
+    try:
+        if request.POST.get("confirm") != "merge":
+            merge = services.check_merge(me, guest_id, user_id)
+            return render(
+                request, "nights/guest_merge.html", {"club": club, "me": me, "merge": merge}
+            )
+        merge = services.merge_guest(me, guest_id, user_id)
+    except services.NightError as error:
+        messages.error(request, str(error))
+        return redirect("nights:guests", slug=club.slug)
+    messages.success(
+        request,
+        _("%(guest)s now counts for %(member)s: the club's figures are counted again.")
+        % {"guest": merge.guest.display_name, "member": merge.member},
+    )
+    return redirect("nights:guests", slug=club.slug)
+
+
 # -- a player ---------------------------------------------------------------------------------
 
 

@@ -154,7 +154,8 @@ def bot_name(index: int) -> str:
 
 
 def take_seat(table_id: int, index: int, holder: Holder, name: str) -> int:
-    """Sit a member or a guest at a free seat; one phone may take several (a shared phone)."""
+    """Sit a member or a guest at a free seat; one phone may take several (a shared phone), a
+    member one at most."""
     if not holder.key:
         raise TableError("no_phone", _("This browser has no session; reload the page."))
     name = " ".join(name.split())[:40]
@@ -170,6 +171,8 @@ def take_seat(table_id: int, index: int, holder: Holder, name: str) -> int:
             raise TableError("bad_seat", _("There is no such seat."))
         if not state.seats[index].is_free:
             raise TableError("seat_taken", _("That seat is taken."))
+        if holder.user_id is not None and any(s.user_id == holder.user_id for s in state.seats):
+            raise TableError("already_seated", _("That member is at this table already."))
         changed_seat(
             state,
             index,
