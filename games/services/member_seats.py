@@ -136,6 +136,9 @@ def answer(request_id: object, user: Any, accept: bool) -> Table | None:
         asked.delete()
         raise TableError("request_lapsed", _("That request has lapsed: ask again at the table."))
     table = asked.table
+    if not is_member(user, table.club_id):
+        asked.delete()
+        raise TableError("not_allowed", _("Only members of the club are seated as members."))
     if not load_state(table).held_by(Holder(key=asked.holder_key)):
         asked.delete()
         raise TableError(

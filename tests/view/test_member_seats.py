@@ -9,6 +9,7 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
+from clubs.models import Membership
 from games.models import SeatCode, SeatRequest, Table
 from games.services import member_seats, tables
 from games.services.state import HOLDER_SESSION_KEY
@@ -169,6 +170,13 @@ def test_only_she_answers_a_request_for_her(klaver: Cast) -> None:
     stranger = Client().post(f"/seat-requests/{request.pk}/", {"answer": "accept"})
     assert stranger.status_code == 302 and "/accounts/login/" in stranger["Location"]
     assert SeatRequest.objects.exists() and seat_of(table, klaver.bram) is None
+    # Removed from the club meanwhile: she is no longer seated as a member of it.
+    Membership.objects.filter(club=klaver.club, user=klaver.bram.user).delete()
+    refused = phone(klaver.bram).post(
+        f"/seat-requests/{request.pk}/", {"answer": "accept"}, follow=True
+    )
+    assert "Only members of the club are seated as members." in refused.content.decode()
+    assert seat_of(table, klaver.bram) is None
 
 
 def test_no_stranger_picks_a_member_of_the_club(klaver: Cast) -> None:
