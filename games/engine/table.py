@@ -132,27 +132,43 @@ def under_way(hand: Hand | None) -> bool:
 
 
 def away_choices(
-    rules: HouseRules, away: str, back_at_deal: bool, hand_under_way: bool, round_bought: bool
+    rules: HouseRules,
+    away: str,
+    back_at_deal: bool,
+    hand_under_way: bool,
+    round_bought: bool,
+    out: bool = False,
 ) -> list[str]:
     """What a table offers to say now of a player who is `away` ("", "break" or "round"):
     "back" while she is away (not once she is back at the next deal), else "break" and, between
-    hands and once a rubber, "round"; each one `check_away` (or coming back) takes."""
+    hands and once a rubber, "round", but nothing to a player who is `out` of the rubber under
+    way (no lives left: the table deals her nothing to be away from); each one `check_away`
+    (or coming back) takes."""
     if not rules.away_conventions:
         return []
     if away:
         return [] if back_at_deal else ["back"]
+    if out:
+        return []
     if hand_under_way or round_bought:
         return ["break"]
     return ["break", "round"]
 
 
-def check_away(rules: HouseRules, reason: str, hand_under_way: bool, round_bought: bool) -> None:
+def check_away(
+    rules: HouseRules, reason: str, hand_under_way: bool, round_bought: bool, out: bool = False
+) -> None:
     """Raise Refused unless a player may now go away for `reason` (`hand_under_way`: a hand is
-    dealt and not over; `round_bought`: she bought a round in this rubber already)."""
+    dealt and not over; `round_bought`: she bought a round in this rubber already; `out`: she
+    has no lives left in the rubber under way)."""
     if not rules.away_conventions:
         raise Refused("no_away", "no_away", "these rules have no breaks or rounds")
     if reason not in AWAY_REASONS:
         raise Refused("bad_action", "bad_action", f"{reason!r} is not a reason to be away")
+    if out:
+        raise Refused(
+            "out", "out_of_rubber", "a player who is out is dealt no hand to be away from"
+        )
     if reason == "round" and hand_under_way:
         raise Refused("not_between_hands", "round_between_hands", "a round is bought between hands")
     if reason == "round" and round_bought:

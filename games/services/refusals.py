@@ -46,6 +46,7 @@ REASONS: dict[str, Promise] = {
     "hand_under_way": _("You can leave between hands."),
     "playing": _("A rubber is going on."),
     "seats_free": _("Every seat needs a player or a computer player."),
+    "out_of_rubber": _("You are out of this rubber."),
 }
 
 

@@ -267,7 +267,16 @@ class TableState:
             seat.back_at_deal,
             self.hand_under_way(),
             self.round_bought(index),
+            self.out_of_rubber(index),
         )
+
+    def out_of_rubber(self, index: int) -> bool:
+        """Whether seat `index`'s player has no lives left in the rubber under way."""
+        rubber = self.rubber
+        if self.table.status != PLAYING or rubber is None or rubber.over:
+            return False
+        lives = rubber.lives
+        return index < len(lives) and lives[index] <= 0
 
     def laundry_open(self, now: datetime) -> bool:
         return table_rules.laundry_open(self.hand, self.table.laundry_until, now)

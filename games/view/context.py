@@ -206,23 +206,25 @@ def _public_view(state: TableState, fields: dict[str, Any] | None, now: datetime
     trick: tuple[PlayedCard, ...] = ()
     last_trick: tuple[PlayedCard, ...] = ()
     taker = None
+    taker_name = ""
+    # The hand's players by the names they were dealt in under: whoever got up since, what
+    # happened in the hand stays with who did it.
+    dealt = seen.players if seen is not None else ()
     if seen is not None and seen.tricks:
         _, plays, winner = seen.tricks[-1]
-        shown = tuple(
-            PlayedCard(state.table_seat(s), state.seats[state.table_seat(s)].name, card_view(c))
-            for s, c in plays
-        )
+        shown = tuple(PlayedCard(state.table_seat(s), dealt[s], card_view(c)) for s, c in plays)
         if winner is None:
             trick = shown
         else:
             last_trick = shown
             taker = state.table_seat(winner)
+            taker_name = dealt[winner]
     reveals: tuple[Reveal, ...] = ()
     if seen is not None:
         reveals = tuple(
             Reveal(
-                state.seats[state.table_seat(challenger)].name,
-                state.seats[state.table_seat(target)].name,
+                dealt[challenger],
+                dealt[target],
                 tuple(card_view(c) for c in cards),
                 clean,
             )
@@ -248,7 +250,7 @@ def _public_view(state: TableState, fields: dict[str, Any] | None, now: datetime
         trick=trick,
         last_trick=last_trick,
         taker=taker,
-        taker_name=state.seats[taker].name if taker is not None else "",
+        taker_name=taker_name,
         trick_key=f"{state.hand_name()}/{len(seen.tricks)}" if seen is not None else "",
         clocks=_clocks(state, now),
         reveals=reveals,
@@ -288,6 +290,12 @@ def _player(
     )
     if seen is None or hand_seat is None:
         lives = _rubber_lives(state, index)
+        return PlayerView(*at_table, lives, _strokes(lives))
+    if seat.is_free or seen.players[hand_seat] != seat.name:
+        # She got up after the hand: what she did in it stays with her (the hand's result and
+        # its trick name her), not with whoever sits here now. A computer player plays on with
+        # the seat's lives; a free seat has none.
+        lives = None if seat.is_free else _rubber_lives(state, index)
         return PlayerView(*at_table, lives, _strokes(lives))
     lives = seen.lives[hand_seat]
     return PlayerView(
@@ -477,10 +485,11 @@ def _hand_result(state: TableState) -> HandResult | None:
     if row is None or not row.complete or row.result is None:
         return None
     result = row.result
-    seats = row.seats
+    # By the names the hand was dealt under: who got up since is still who lost.
+    players = state.hand.players if state.hand is not None else row.record["players"]
 
     def name(hand_seat: int | None) -> str | None:
-        return None if hand_seat is None else state.seats[seats[hand_seat]].name
+        return None if hand_seat is None else str(players[hand_seat])
 
     return HandResult(
         winner=name(result["winner"]),

@@ -327,13 +327,10 @@ def _felt(public: PublicView, language: str) -> str:
         lines.append(f'<p class="hand-result">{" ".join(parts)}</p>')
     elif stake:
         if public.laundry_open:
-            seconds = public.laundry_seconds
-            text = ngettext(
-                "Laundry: %(seconds)s second left to exchange or challenge.",
-                "Laundry: %(seconds)s seconds left to exchange or challenge.",
-                seconds or 0,
-            ) % {"seconds": seconds}
-            lines.append(f"<p>{text}</p>")
+            # One countdown to the laundry's close, ticking as the sheet's does; a phone with
+            # the laundry's sheet up shows the sheet's alone (table.css).
+            text = _e(_("Laundry: time to exchange or challenge"))
+            lines.append(f'<p class="laundry-clock">{text}{_countdown(public.laundry_seconds)}</p>')
         clocks = public.clocks
         if public.awaiting_names:
             # Answers one by one run on the turn clock; all at once, on the answer window's.
@@ -362,13 +359,18 @@ def _felt(public: PublicView, language: str) -> str:
             )
             parts.append(text % {"names": _names(losers)})
         lines.append(f'<p class="rubber-result">{" ".join(parts)}</p>')
+    # The challenges' reveals in a box of their own, which gives up its room before the trick
+    # does (it scrolls then): the trick is never pushed off the felt.
+    reveals = []
     for r in public.reveals:
         names = {"c": _e(r.challenger), "t": _e(r.target)}
         if r.clean:
             text = _("%(c)s challenged %(t)s: clean.") % names
         else:
             text = _("%(c)s challenged %(t)s: not clean.") % names
-        lines.append(f'<p class="reveal">{text} {_cards(r.cards, language)}</p>')
+        cards = f'<span class="reveal-cards">{_cards(r.cards, language)}</span>'
+        reveals.append(f'<p class="reveal">{text} {cards}</p>')
+    reveal_box = f'<div class="reveals">{"".join(reveals)}</div>' if reveals else ""
 
     plays = public.trick
     last, taker = "", ""
@@ -386,7 +388,7 @@ def _felt(public: PublicView, language: str) -> str:
     )
     return (
         '<div id="table-felt" class="felt">'
-        f'<div id="table-status" class="status">{"".join(lines)}</div>'
+        f'<div id="table-status" class="status">{"".join(lines)}</div>{reveal_box}'
         f'<div id="table-trick" class="trick" role="group" aria-label="{_e(_("Trick"))}"'
         f' data-trick="{_e(public.trick_key)}" data-count="{len(plays)}">'
         f"{trick}{taker}</div></div>"
@@ -520,7 +522,8 @@ def _actions(public: PublicView, seat: SeatView, csrf_token: str, shared: Shared
             )
             why = f'<span id="knock-why" class="why">{_e(knock.reason)}</span>'
     parts.extend(_button(button) for button in seat.other_buttons)
-    parts.extend(_button(button) for button in seat.away_buttons)
+    # Back at the table is one tap; going away is not offered beside the buttons of play.
+    parts.extend(_button(button) for button in seat.away_buttons if button.act == "back")
     parts.append(why)
     if seat.can_start:
         url = _url(shared, "games:start", public.code)
@@ -534,9 +537,21 @@ def _actions(public: PublicView, seat: SeatView, csrf_token: str, shared: Shared
         button = f'<button class="action action-leave secondary">{_e(text)}</button>'
         parts.append(_form(url, csrf_token, button))
     parts.append("</div>")
+    # At the top of the screen, far from the thumb and the knock button: going away from the
+    # table behind a second tap (a menu), and closing it behind a page that says what it loses.
+    going = [button for button in seat.away_buttons if button.act != "back"]
+    tools = []
+    if going:
+        buttons = "".join(_button(button) for button in going)
+        tools.append(
+            '<details class="away-menu">'
+            f"<summary>{_e(_('Away from the table'))}</summary>"
+            f'<div class="away-choices">{buttons}</div></details>'
+        )
     if seat.can_close:
-        # Away from the buttons of play, and one more page that says what closing loses.
         url = _url(shared, "games:close", public.code)
         text = _("Close the table…")
-        parts.append(f'<p class="table-close"><a href="{url}">{_e(text)}</a></p>')
+        tools.append(f'<p class="table-close"><a href="{url}">{_e(text)}</a></p>')
+    if tools:
+        parts.append(f'<div class="table-tools">{"".join(tools)}</div>')
     return "".join(parts)

@@ -141,6 +141,7 @@
     cue(last, now);
     last = now;
     holdTrick();
+    keepMenu();
     countdown();
     awake(now.status === "playing");
   });
@@ -282,8 +283,9 @@
 
   // -- a finished trick stays on the felt ------------------------------------------------------
   // The table goes on at once (a computer player leads the next trick within a second): the
-  // trick just taken stays in view for TRICK_MS, saying who took it, while the rest of each
-  // view is the server's as it comes.
+  // trick just taken stays in view for TRICK_MS, saying who took it, beside the next trick,
+  // whose cards show as they are played (a player sees her own card go down at once); the
+  // rest of each view is the server's as it comes.
   var TRICK_MS = 2000;
   var taken = null; // the trick last taken: its key, its markup, and until when it stays
   var trickTimer = null;
@@ -299,16 +301,34 @@
       return;
     }
     if (!taken || now >= taken.until) { taken = null; return; }
-    var latest = trick.outerHTML;
     var holding = taken;
-    trick.outerHTML = holding.html;
-    document.getElementById("table-trick").classList.add("is-held");
+    var holder = document.createElement("template");
+    holder.innerHTML = holding.html;
+    var held = holder.content.firstElementChild;
+    held.id = "table-trick-held";
+    held.classList.add("is-held");
+    trick.parentNode.insertBefore(held, trick);
     clearTimeout(trickTimer);
     trickTimer = setTimeout(function () {
-      var held = document.getElementById("table-trick");
-      if (held && held.classList.contains("is-held")) held.outerHTML = latest;
+      var shown = document.getElementById("table-trick-held");
+      if (shown) shown.remove();
       if (taken === holding) taken = null;
     }, holding.until - now);
+  }
+
+  // The menu of going away stays open over the frames that come while a player reads it, and
+  // closes once she chose.
+  var menuOpen = false;
+  document.addEventListener("toggle", function (e) {
+    if (e.target.classList && e.target.classList.contains("away-menu")) menuOpen = e.target.open;
+  }, true);
+  document.addEventListener("click", function (e) {
+    if (e.target.closest && e.target.closest(".away-choices button")) menuOpen = false;
+  });
+  function keepMenu() {
+    var menu = document.querySelector(".away-menu");
+    if (!menu) menuOpen = false;
+    else if (menuOpen && !menu.open) menu.open = true;
   }
 
   // -- gestures --------------------------------------------------------------------------------

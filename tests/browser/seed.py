@@ -100,8 +100,61 @@ def main(spec: dict[str, Any]) -> dict[str, Any]:
         tables.go_away(table.pk, Holder(user_id=creator.pk, key=creator_key), 0, "round")
     if spec.get("start"):
         tables.start_rubber(table.pk, creator)
+    # {"challenges": [["anna", "bram"], ...]}: each target exchanges and is challenged, then
+    # everyone is done with the laundry; {"play_to": 4}: cards are played (each the first
+    # one the table takes) until the trick holds four, and "due" names whose turn it is.
+    if spec.get("challenges") or spec.get("play_to"):
+        out["due"] = play_for(table.pk, spec, users)
     out["code"] = Table.objects.get(pk=table.pk).code
     return out
+
+
+def play_for(table_id: int, spec: dict[str, Any], users: dict[str, Any]) -> str | None:
+    """The seeded people's own actions at a started table (see `main`)."""
+    from games.engine import TOKENS
+    from games.models import Seat, Table
+    from games.services import tables
+    from games.services.snapshots import load_state
+    from games.services.state import Holder
+
+    seats = {seat.name: seat.index for seat in Seat.objects.filter(table_id=table_id)}
+    ids = iter(range(1, 10_000))
+
+    def holder(name: str) -> Holder:
+        user, key = users[name]
+        return Holder(user_id=user.pk, key=key)
+
+    def hand_name() -> str:
+        return load_state(Table.objects.get(pk=table_id)).hand_name()
+
+    for challenger, target in spec.get("challenges", []):
+        for name, frame in (
+            (target, {"act": "exchange"}),
+            (challenger, {"act": "challenge", "target": seats[target]}),
+        ):
+            frame["hand"] = hand_name()
+            tables.act(table_id, holder(name), seats[name], frame, f"seed-{next(ids)}")
+    if spec.get("challenges"):
+        for name, index in seats.items():
+            if name in users:
+                tables.ready(table_id, holder(name), index)
+    cards = spec.get("play_to")
+    if not cards:
+        return None
+    for _ in range(40):
+        state = load_state(Table.objects.get(pk=table_id))
+        hand = state.hand
+        due = [state.table_seat(s) for s in hand.due()]
+        trick = hand.tricks[-1] if hand.tricks else None
+        if trick is not None and trick.winner is None and len(trick.plays) >= cards:
+            return state.seats[due[0]].name
+        seat = due[0]
+        name = state.seats[seat].name
+        legal = state.observe(seat).legal
+        card = next(a.card for a in legal if a.act == "play")
+        frame = {"act": "play", "card": TOKENS[card], "hand": state.hand_name()}
+        tables.act(table_id, holder(name), seat, frame, f"seed-{next(ids)}")
+    raise AssertionError(f"never {cards} cards on the trick")
 
 
 def report(code: str) -> dict[str, Any]:

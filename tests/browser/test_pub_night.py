@@ -548,6 +548,8 @@ def test_on_a_small_phone_the_hand_and_every_control_stay_on_screen(
         on_screen(anna, selector)
     if players < 8:
         on_screen(anna, ".action-exchange")
+    # One countdown of the laundry, the sheet's: the felt's is not shown beside it.
+    expect(anna.locator(".countdown:visible")).to_have_count(1)
     # Bot names are short.
     names = anna.locator("#table-players .player-name").all_inner_texts()
     assert all(len(name) <= 12 and "(" not in name for name in names), names
@@ -585,6 +587,41 @@ def test_on_a_small_phone_the_hand_and_every_control_stay_on_screen(
     expect(anna.locator("#table-offline")).to_be_hidden(timeout=15_000)
 
 
+def test_challenge_reveals_never_push_the_trick_off_the_felt(pub: Phones) -> None:
+    """Five players, two challenges shown, four cards on the trick: whoever must follow suit
+    sees every card of it, her own cards and the knock button, on a 360 x 740 phone."""
+    people = ["anna", "bram", "cas", "dirk", "eva"]
+    table = pub.server.seed(
+        people=people,
+        seats=5,
+        seat={str(i): name for i, name in enumerate(people) if i},
+        rules={"response_order": "simultaneous"},
+        challenges=[["anna", "bram"], ["cas", "dirk"]],
+        play_to=4,
+        start=True,
+    )
+    page = open_table(pub, table["people"][table["due"]], table["code"])
+    expect(page.locator("#table-felt .reveal")).to_have_count(2)
+    expect(page.locator("#table-trick .played")).to_have_count(4)
+    expect(page.locator(PLAYABLE).first).to_be_visible()
+    pub.shot(page, "reveals-and-trick")
+    for selector in (
+        "#table-trick .played",
+        "#table-hand .card",
+        "#table-actions .action-knock",
+        ".reveals",
+    ):
+        on_screen(page, selector)
+    # Inside the felt's own box too: not scrolled out of it.
+    felt = page.locator("#table-felt").bounding_box()
+    for box in (played.bounding_box() for played in page.locator("#table-trick .played").all()):
+        assert (
+            felt["y"] - 0.5 <= box["y"]
+            and box["y"] + box["height"] <= felt["y"] + felt["height"] + 0.5
+        ), (felt, box)
+    assert page.locator("#table-felt").evaluate("(felt) => felt.scrollTop") == 0
+
+
 def test_a_finished_trick_stays_on_the_felt_and_says_who_took_it(pub: Phones) -> None:
     table = pub.server.seed(
         people=["anna"],
@@ -596,24 +633,48 @@ def test_a_finished_trick_stays_on_the_felt_and_says_who_took_it(pub: Phones) ->
         start=True,
     )
     page = open_table(pub, table["people"]["anna"], table["code"])
-    # Every moment the felt says who took which trick, written down by the page itself.
+    # Every moment the felt says who took which trick, written down by the page itself; and
+    # each view whose trick has cards on it, against what the felt shows once it is in.
     page.evaluate(
         """() => {
           window.__taken = [];
+          window.__unseen = [];
+          window.__held = 0;
           const look = () => {
-            const trick = document.getElementById("table-trick");
-            const taker = trick && trick.querySelector(".trick-taker");
+            const taker = document.querySelector("#table-felt .trick-taker");
             const text = taker ? taker.textContent : "";
-            const key = taker ? trick.dataset.trick : "";
+            const key = taker ? taker.closest(".trick").dataset.trick : "";
             const last = window.__taken[window.__taken.length - 1];
             if (!last || last.key !== key) window.__taken.push({key, text, at: performance.now()});
           };
           new MutationObserver(look).observe(document.body, {subtree: true, childList: true,
                                                              characterData: true});
+          document.body.addEventListener("htmx:wsAfterMessage", (e) => {
+            const sent = /id="table-trick"[^>]*data-count="(\\d+)"/.exec(e.detail.message);
+            if (!sent || +sent[1] === 0 || e.detail.message.includes("trick-taker")) return;
+            const shown = document.getElementById("table-trick");
+            const cards = shown.querySelectorAll(".played").length;
+            if (shown.classList.contains("is-held") || cards !== +sent[1]) {
+              window.__unseen.push({sent: +sent[1], cards});
+            }
+            if (document.getElementById("table-trick-held")) window.__held += 1;
+          });
         }"""
     )
+    held = page.locator("#table-trick-held")
+    stay_in_the_game(
+        page,
+        lambda: (
+            (held.count() and page.locator("#table-trick .played").count())
+            or page.locator(".hand-result").is_visible()
+        ),
+    )
+    pub.shot(page, "a-trick-beside-the-last")
     stay_in_the_game(page, lambda: page.locator(".hand-result").is_visible())
     pub.shot(page, "hand-over")
+    # The first card of a trick shows at once, on every phone, the finished trick beside it.
+    assert page.evaluate("window.__unseen") == []
+    assert page.evaluate("window.__held") > 0
     taken = page.evaluate("window.__taken")
     shown = [
         (taken[i]["text"], taken[i + 1]["at"] - taken[i]["at"])
@@ -653,27 +714,47 @@ def test_the_mute_button_says_what_it_does_and_the_code_can_be_copied(
 # -- away from the table (rules.md 3.8), seats and tables ----------------------------------------
 
 
-def test_a_break_and_back_are_one_tap_each_and_every_phone_says_who_is_away(pub: Phones) -> None:
+def test_a_break_is_a_second_tap_at_the_top_and_back_is_one_and_every_phone_says_who_is_away(
+    pub: Phones,
+) -> None:
     table = pub.server.seed(
-        people=["anna", "bram"], seats=3, seat={"1": "bram"}, bots={"2": "easy"}, start=True
+        people=["anna", "wim"], seats=3, seat={"1": "wim"}, bots={"2": "easy"}, start=True
     )
     anna = open_table(pub, table["people"]["anna"], table["code"])
-    bram = open_table(pub, table["people"]["bram"], table["code"])
-    # A hand is under way: a break may be taken, a round is bought only between hands.
+    wim = open_table(pub, table["people"]["wim"], table["code"])
+    # A hand is under way: a break may be taken, a round is bought only between hands. Not a
+    # button beside the knock: a menu at the top of the screen, opened first.
+    knock = anna.locator("#table-actions .action-knock")
+    expect(knock).to_be_visible()
+    expect(anna.locator("#table-actions .action-away")).to_have_count(0)
+    expect(anna.get_by_role("button", name="Take a break")).to_be_hidden()
+    menu = anna.locator(".away-menu summary")
+    on_screen(anna, ".away-menu summary")
+    assert menu.bounding_box()["y"] < knock.bounding_box()["y"] - 300
+    menu.tap()
     expect(anna.get_by_role("button", name="Buy a round")).to_have_count(0)
-    on_screen(anna, ".action-away")
+    pub.shot(anna, "away-menu")
     anna.get_by_role("button", name="Take a break").tap()
-    for phone in (anna, bram):
+    for phone in (anna, wim):
         badge = phone.locator('#table-players .player[data-seat="0"] .badge-away')
         expect(badge).to_have_text("on a break")
-    pub.shot(bram, "anna-on-a-break")
+    pub.shot(wim, "anna-on-a-break")
     back = anna.get_by_role("button", name="I'm back")
     expect(back).to_be_visible()
-    on_screen(anna, ".action-back")
+    on_screen(anna, "#table-actions .action-back")
     back.tap()
-    expect(bram.locator('#table-players .player[data-seat="0"] .badge-away')).to_have_count(0)
-    expect(anna.get_by_role("button", name="Take a break")).to_be_visible()
+    expect(wim.locator('#table-players .player[data-seat="0"] .badge-away')).to_have_count(0)
+    expect(anna.locator(".away-menu summary")).to_be_visible()
+    expect(anna.get_by_role("button", name="Take a break")).to_be_hidden()
     pub.shot(anna, "anna-back")
+    # The languages are at the top during a rubber too (the page's footer is not shown).
+    expect(wim.locator(".site-footer")).to_be_hidden()
+    wim.locator(".table-language summary").tap()
+    on_screen(wim, ".table-language button[lang=nl]")
+    pub.shot(wim, "languages")
+    wim.locator(".table-language button[lang=nl]").tap()
+    expect(wim.locator("html")).to_have_attribute("lang", "nl")
+    expect(wim.locator("#table-live")).to_have_attribute("data-status", "playing")
 
 
 def test_a_player_leaves_her_seat_and_the_creator_closes_the_table(pub: Phones) -> None:

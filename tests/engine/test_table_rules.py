@@ -318,21 +318,30 @@ def test_a_slate_hand_is_between_hands_until_its_first_entry() -> None:
     st.booleans(),
     st.booleans(),
     st.booleans(),
+    st.booleans(),
 )
 def test_a_table_offers_to_go_away_exactly_when_it_takes_it(
-    rules: HouseRules, away: str, back_at_deal: bool, under_way: bool, bought: bool
+    rules: HouseRules, away: str, back_at_deal: bool, under_way: bool, bought: bool, out: bool
 ) -> None:
-    choices = table_rules.away_choices(rules, away, back_at_deal, under_way, bought)
+    choices = table_rules.away_choices(rules, away, back_at_deal, under_way, bought, out)
     if away:
         assert choices == ([] if back_at_deal or not rules.away_conventions else ["back"])
         return
     for reason in table_rules.AWAY_REASONS:
         try:
-            table_rules.check_away(rules, reason, under_way, bought)
+            table_rules.check_away(rules, reason, under_way, bought, out)
         except Refused:
             assert reason not in choices
         else:
             assert reason in choices
+
+
+def test_a_player_who_is_out_of_the_rubber_is_offered_no_break_and_no_round() -> None:
+    assert table_rules.away_choices(HouseRules(), "", False, False, False, out=True) == []
+    for reason in table_rules.AWAY_REASONS:
+        with pytest.raises(Refused) as refused:
+            table_rules.check_away(HouseRules(), reason, False, False, out=True)
+        assert refused.value.reason == "out_of_rubber"
 
 
 # -- the windows: the laundry's and the answers' (rules.md 5) -----------------------------------

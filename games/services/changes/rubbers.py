@@ -100,6 +100,9 @@ def deal(state: TableState, now: datetime, *, again: bool = False) -> bool:
     for index in buying:
         changed_seat(state, index, round_in_rubber=rubber_number)
     rubber = state.engine_rubber()
+    # A hand names who sits in it now: a computer player that took a seat mid-rubber plays its
+    # hands under its own name, never under the name of the player who got up.
+    rubber.players = [seat.name for seat in state.seats]
     # The hand dealt while she buys a round, she loses no lives (rules.md 3.8); it is the one
     # hand her round covers (`end_hand`).
     hand = rubber.deal(immune=buying)

@@ -317,7 +317,11 @@ def step_away(state: TableState, index: int, reason: str, now: datetime) -> None
         raise TableError("closed", _("This table is closed."))
     try:
         table_rules.check_away(
-            state.rules, reason, state.hand_under_way(), state.round_bought(index)
+            state.rules,
+            reason,
+            state.hand_under_way(),
+            state.round_bought(index),
+            state.out_of_rubber(index),
         )
     except table_rules.Refused as refused:
         raise TableError(refused.code, refusal_message(refused)) from None
