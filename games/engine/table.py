@@ -124,8 +124,8 @@ AWAY_REASONS = ("break", "round")
 
 def under_way(hand: Hand | None) -> bool:
     """Whether a hand is being played, so that it is not "between hands" (rules.md 3.8): from
-    its deal to its end. A slate hand (3.9) only from its first entry: the slate opens the next
-    hand as the last one ends, while the real cards are still to be dealt at the table."""
+    its deal to its end. A slate hand (3.9) only from its first entry: its keeper opens it
+    while the real cards are still to be dealt at the table."""
     if hand is None or hand.complete:
         return False
     return not hand.slate or bool(hand.actions)
@@ -442,7 +442,9 @@ def steps_while_here(table: Moment, pace: Pace, now: datetime) -> list[Step]:
     changed = table.changed_at
     bot_at = changed + timedelta(seconds=pace.bot)
     if hand is None or hand.complete:
-        if table.rubber_over:
+        if table.rubber_over or (hand is not None and hand.slate):
+            # A slate's keeper opens the next hand herself, once she has seen what the last
+            # one cost whom (rules.md 3.9).
             return []
         return [Step(changed + timedelta(seconds=pace.between_hands), "deal")]
     if table.laundry_until is not None and hand.laundry:

@@ -8,6 +8,8 @@ entries counted since (`#slate-since`). Frames:
 - `{"act": "knock", "seat": 2, "hand": "1/3", "id": "…"}`: an entry for that table seat (also
   `stay fold exchange last_trick`, and `challenge` with `target` and `clean`);
 - `{"type": "undo", "hand": "1/3", "id": "…"}`: one step back;
+- `{"type": "next_hand", "hand": "1/3", "id": "…"}`: the next hand, once the slate has shown
+  what hand 1/3 cost whom;
 - `{"type": "away", "seat": 2, "reason": "break", "hand": "1/3", "id": "…"}` (or `"round"`), and
   `{"type": "back", "seat": 2, "hand": "1/3", "id": "…"}`: a player away from the table, and back;
 - `{"type": "next_rubber"}` once a rubber is over; `{"type": "sync"}`: the view again.
@@ -69,6 +71,8 @@ class SlateConsumer(TableConsumer):
             change = functools.partial(slate.write, self.table_id, self.user, entry)
         elif kind == "undo":
             change = functools.partial(slate.undo, self.table_id, self.user, frame.get("hand"))
+        elif kind == "next_hand":
+            change = functools.partial(slate.next_hand, self.table_id, self.user, frame.get("hand"))
         elif kind == "away":
             change = functools.partial(slate.go_away, self.table_id, self.user, entry)
         elif kind == "back":

@@ -194,12 +194,26 @@ def _write(state: TableState, frame: Mapping[str, Any], now: datetime) -> None:
     row.record["actions"].append(action.to_json())
     state.record_changed = True
     if hand.complete:
+        # The slate shows what the hand cost whom, with its undo, until a keeper opens the
+        # next one (`next_hand`).
         end_hand(state, now)
-        assert state.rubber is not None
-        if not state.rubber.over:
-            # Real cards are dealt at the table: the slate's next hand starts at once (the
-            # finished hand's record is written with its end).
-            deal(state, now)
+
+
+def next_hand(table_id: int, user: Any, named: Any, action_id: Any) -> Outcome:
+    """A keeper opens the next hand of the rubber once the slate has shown what the last one
+    cost whom (`named`: the finished hand, as the slate showed it), applied once per
+    `action_id`; its real cards are dealt at the table."""
+    check_action_id(action_id)
+
+    def make(state: TableState, now: datetime) -> None:
+        _check_keeper(state.table, user)
+        check_named_hand(state, named)
+        hand = state.hand
+        if state.table.status != Table.Status.PLAYING or hand is None or not hand.complete:
+            raise TableError("not_over", _("This hand is not over yet."))
+        deal(state, now)
+
+    return change(table_id, make, action_id)
 
 
 def go_away(table_id: int, user: Any, frame: Mapping[str, Any], action_id: Any) -> Outcome:

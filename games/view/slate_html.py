@@ -15,6 +15,7 @@ from typing import Any
 
 from django.template.loader import render_to_string
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from games.engine import Action
 from games.models import Seat, Table
@@ -115,6 +116,27 @@ def _said(names: Sequence[str], action: Action) -> str:
     return text + (" " + _("(by the table)") if action.auto else "")
 
 
+def _hand_result(state: TableState) -> str:
+    """What the finished hand cost whom, by the names it was dealt under ("" while it is
+    played): the slate shows it, with its undo, until a keeper opens the next hand."""
+    hand, row = state.hand, state.hand_row
+    if hand is None or row is None or not hand.complete or row.result is None:
+        return ""
+    result, names = row.result, hand.players
+    winner = result["winner"]
+    if winner is None:
+        parts = [_("Nobody wins this hand.")]
+    else:
+        parts = [_("%(name)s wins the hand.") % {"name": names[winner]}]
+    for seat, lost in enumerate(result["lives_lost"]):
+        if lost:
+            text = ngettext(
+                "%(name)s loses %(lives)s life.", "%(name)s loses %(lives)s lives.", lost
+            )
+            parts.append(text % {"name": names[seat], "lives": lost})
+    return " ".join(parts)
+
+
 def slate_context(state: TableState, can_keep: bool) -> dict[str, Any]:
     table, hand, rubber = state.table, state.hand, state.rubber
     rows: list[SlateRow] = []
@@ -188,6 +210,13 @@ def slate_context(state: TableState, can_keep: bool) -> dict[str, Any]:
         "can_keep": can_keep,
         "can_undo": can_keep and rubber is not None and table.status != Table.Status.CLOSED,
         "undo_frame": json.dumps({"type": "undo", "hand": state.hand_name()}),
+        "result": _hand_result(state),
+        # The hand is over and the rubber is not: a keeper opens the next one.
+        "can_deal": can_keep
+        and table.status == Table.Status.PLAYING
+        and hand is not None
+        and hand.complete,
+        "next_frame": json.dumps({"type": "next_hand", "hand": state.hand_name()}),
         "speech": _("Score: %(score)s") % {"score": score},
     }
 

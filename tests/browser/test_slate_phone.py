@@ -38,6 +38,15 @@ def tap(page: Any, name: str, act: str) -> None:
     expect(page.locator("#slate-pending li")).to_have_count(0)
 
 
+def next_hand(page: Any) -> None:
+    """The hand's end has been read: a keeper opens the next hand."""
+    before = slate_version(page)
+    page.locator(".slate-result .slate-deal").click()
+    expect(page.locator("#slate-live")).not_to_have_attribute("data-version", str(before))
+    expect(page.locator("#slate-pending li")).to_have_count(0)
+    expect(page.locator(".slate-result")).to_have_count(0)
+
+
 def slate_version(page: Any) -> int:
     return int(page.locator("#slate-live").get_attribute("data-version") or -1)
 
@@ -89,15 +98,27 @@ def test_a_whole_kroeg_rubber_on_one_phone_with_four_players(phones: Phones) -> 
     tap(page, "Cas", "stay")
     phones.shot(page, "answered")
     tap(page, "sanne", "last_trick")
-    # The next hand started at once: bas and Cas paid the stake, Dirk the stake he folded at.
-    expect(page.locator("#slate-live")).to_have_attribute("data-hand", "1/2")
+    # The hand's end stays on the slate, saying what it cost whom, with its undo, until the
+    # keeper opens the next hand: bas and Cas paid the stake (bas his challenge too), Dirk the
+    # stake he folded at.
+    result = page.locator(".slate-result")
+    expect(result).to_contain_text("sanne wins the hand.")
+    for said in ("bas loses 3 lives.", "Cas loses 2 lives.", "Dirk loses 1 life."):
+        expect(result).to_contain_text(said)
+    expect(result.locator(".slate-undo")).to_be_visible()
+    expect(page.locator("#slate-live")).to_have_attribute("data-hand", "1/1")
     assert [lives(page, n) for n in ("sanne", "bas", "Cas", "Dirk")] == [4, 1, 2, 3]
+    phones.shot(page, "hand-result")
+    next_hand(page)
+    expect(page.locator("#slate-live")).to_have_attribute("data-hand", "1/2")
     # Hands until the rubber ends (first out): sanne takes every last trick.
     for _ in range(10):
         if page.locator(".slate-over").count():
             break
         answer_all(page)
         tap(page, "sanne", "last_trick")
+        if page.locator(".slate-deal").count():
+            next_hand(page)
     expect(page.locator(".slate-over")).to_contain_text("The rubber is over.")
     expect(page.locator(".slate-over")).to_contain_text("bas")
     phones.shot(page, "rubber-over")
@@ -114,12 +135,15 @@ def test_undo_steps_back_through_a_hand_and_into_the_last_finished_one(phones: P
     tap(page, "sanne", "stay")
     tap(page, "cor", "fold")
     tap(page, "bas", "last_trick")
-    expect(page.locator("#slate-live")).to_have_attribute("data-hand", "1/2")
+    expect(page.locator(".slate-result")).to_contain_text("sanne loses 2 lives.")
     assert [lives(page, n) for n in ("sanne", "bas", "cor")] == [3, 5, 4]
+    next_hand(page)
+    expect(page.locator("#slate-live")).to_have_attribute("data-hand", "1/2")
     before = slate_version(page)
     page.locator(".slate-undo").click()
     expect(page.locator("#slate-live")).to_have_attribute("data-hand", "1/1")
     assert slate_version(page) > before
+    expect(page.locator(".slate-result")).to_have_count(0)
     # The hand is open again as it was before its last trick: cas's fold has cost her a life.
     assert [lives(page, n) for n in ("sanne", "bas", "cor")] == [5, 5, 4]
     expect(page.locator(".slate-said li")).to_have_count(3)
@@ -181,7 +205,9 @@ def test_a_hand_entered_offline_is_counted_when_the_phone_is_back(phones: Phones
     wifi["up"] = True
     expect(page.locator("#slate-pending li")).to_have_count(0, timeout=15_000)
     expect(page.locator("#slate-offline")).to_be_hidden()
-    expect(page.locator("#slate-live")).to_have_attribute("data-hand", "1/2")
+    # The hand is over (its end on the slate): the knock after it is refused.
+    expect(page.locator("#slate-live")).to_have_attribute("data-hand", "1/1")
+    expect(page.locator(".slate-result")).to_be_visible()
     expect(page.locator("#slate-refused li")).to_have_count(1)
     expect(page.locator("#slate-refused li")).to_contain_text("sanne: ")
     phones.shot(page, "back")
@@ -301,6 +327,9 @@ def test_a_siwweschroom_rubber_to_the_last_one_standing_on_one_phone(phones: Pho
             hand.apply(Action(seat[winner], "last_trick"))
         rubber.finish_hand()
         assert [lives(page, n) for n in names] == rubber.lives, number
+        if not rubber.over:
+            next_hand(page)
+        assert [lives(page, n) for n in names] == rubber.lives, number
         assert [strokes(page, n) for n in names] == rubber.lives, number
         if rubber.lives.count(0) == 1 and not rubber.over:
             # One is out and the rubber goes on: her row says so, and she is dealt no more.
@@ -369,12 +398,14 @@ def test_two_phones_keep_one_slate_together(phones: Phones) -> None:
             if line:
                 expect(other.locator(".slate-said")).to_contain_text(line)
             turn.reverse()
-        expect(sanne.locator("#slate-live")).to_have_attribute("data-hand", f"1/{number}")
+        next_hand(turn[0])
+        expect(turn[1].locator("#slate-live")).to_have_attribute("data-hand", f"1/{number}")
         phones.shot(turn[0], f"after-hand-{number - 1}")
     # An undo on one phone is undone on the other too.
     bas.locator(".slate-undo").click()
     expect(sanne.locator("#slate-live")).to_have_attribute("data-hand", "1/2")
     tap(sanne, "cor", "last_trick")
+    next_hand(sanne)
     expect(bas.locator("#slate-live")).to_have_attribute("data-hand", "1/3")
     # The same slate on both: every stroke, badge, button and line.
     version = str(slate_version(sanne))
@@ -450,6 +481,7 @@ def test_away_from_the_slate_table(phones: Phones) -> None:
     expect(page.locator("#slate-live")).not_to_have_attribute("data-version", str(before))
     expect(row(page, "cor").locator(".badge-away")).to_have_count(0)
     tap(page, "bas", "last_trick")
+    next_hand(page)
     expect(page.locator("#slate-live")).to_have_attribute("data-hand", "1/2")
     # Hand 2 has nothing on it yet: the real cards are still to come. Sanne buys a round.
     row(page, "sanne").locator(".slate-away summary").click()
@@ -464,5 +496,6 @@ def test_away_from_the_slate_table(phones: Phones) -> None:
     expect(page.locator(".slate-said")).to_contain_text("sanne folds (by the table)")
     lives_before = lives(page, "sanne")
     tap(page, "cor", "last_trick")
+    next_hand(page)
     expect(page.locator("#slate-live")).to_have_attribute("data-hand", "1/3")
     assert lives(page, "sanne") == lives_before  # immune: she paid nothing for her fold

@@ -201,6 +201,9 @@ def slate_choices(state: TableState) -> list[tuple[Any, ...]]:
                 found.append(("entry", {**frame, "hand": state.hand_name()}))
         if hand.actions:
             found.append(("undo",))
+    elif table.status == Table.Status.PLAYING and hand is not None:
+        # The hand's end is on the slate: a keeper opens the next one, or undoes its last entry.
+        found += [("next_hand",)] * 3 + [("undo",)]
     if table.status != Table.Status.CLOSED and hand is not None:
         for seat in state.seats:
             for why in state.away_choices(seat.index):
@@ -358,6 +361,8 @@ class Walk:
             slate.write(self.table_id, keeper, change[1], action_id)
         elif kind == "undo":
             slate.undo(self.table_id, keeper, named, action_id)
+        elif kind == "next_hand":
+            slate.next_hand(self.table_id, keeper, named, action_id)
         elif kind == "next_rubber":
             slate.next_rubber(self.table_id, keeper)
         elif kind == "away":
@@ -519,6 +524,7 @@ SLATE_KINDS = {
     "slate: fold",
     "slate: last_trick",
     "slate: undo",
+    "slate: next_hand",
     "slate: away",
     "slate: back",
     "slate: next_rubber",

@@ -69,6 +69,12 @@ def write(table: Table, act: str, seat: int, user: Any = None, **fields: Any) ->
     return slate.write(table.pk, user or table.created_by, frame, next(ids)).version
 
 
+def next_hand(table: Table) -> int:
+    """A keeper opens the next hand, the slate having shown what the last one cost whom."""
+    state = load_state(Table.objects.get(pk=table.pk))
+    return slate.next_hand(table.pk, table.created_by, state.hand_name(), next(ids)).version
+
+
 def undo(table: Table) -> int:
     state = load_state(Table.objects.get(pk=table.pk))
     return slate.undo(table.pk, table.created_by, state.hand_name(), next(ids)).version
@@ -83,8 +89,11 @@ def answer_everything(table: Table) -> None:
 
 
 def finish_hand_won_by(table: Table, winner: int) -> None:
+    """The hand ends (its last trick taken by `winner`), and the next one opens."""
     answer_everything(table)
     write(table, "last_trick", winner)
+    if Table.objects.get(pk=table.pk).status == Table.Status.PLAYING:
+        next_hand(table)
 
 
 def play_out(table: Table) -> None:
@@ -103,6 +112,9 @@ def play_out(table: Table) -> None:
             write(table, "knock", knocker)
             answer_everything(table)
         write(table, "last_trick", 0 if 0 in state.hand_seats else knocker)
+        table.refresh_from_db()
+        if table.status == Table.Status.PLAYING:
+            next_hand(table)
     raise AssertionError("the rubber did not end")
 
 
@@ -141,6 +153,7 @@ def test_toepen_replay_replays_every_stored_slate_record_to_its_stored_result(
     write(table, "knock", 1)
     answer_everything(table)
     write(table, "last_trick", 1)
+    next_hand(table)
     write(table, "fold", 2)
     finish_hand_won_by(table, 0)
     hands = list(PlayedHand.objects.filter(complete=True).order_by("number"))
@@ -262,10 +275,15 @@ def test_undoing_and_redoing_a_whole_hand_gives_the_same_slate(klaver: Cast) -> 
     play_the_hand()
     first = PlayedHand.objects.get(number=1)
     result, lives = first.result, Rubber.objects.get().lives
-    assert lives != initial and PlayedHand.objects.filter(number=2).exists()
-    for _ in entries:
-        undo(table)
+    assert lives != initial and first.complete
+    # What the hand cost whom is on the slate, with its undo, until a keeper opens the next.
     assert not PlayedHand.objects.filter(number=2).exists()
+    next_hand(table)
+    assert PlayedHand.objects.filter(number=2, complete=False).exists()
+    undo(table)  # back into the finished hand: its last entry undone
+    assert not PlayedHand.objects.filter(number=2).exists()
+    for _ in entries[1:]:
+        undo(table)
     first.refresh_from_db()
     assert first.record["actions"] == [] and not first.complete and first.result is None
     assert Rubber.objects.get().lives == initial
@@ -276,6 +294,44 @@ def test_undoing_and_redoing_a_whole_hand_gives_the_same_slate(klaver: Cast) -> 
     play_the_hand()
     first.refresh_from_db()
     assert first.result == result and Rubber.objects.get().lives == lives
+
+
+def test_the_slate_shows_what_a_hand_cost_whom_with_undo_before_the_next_hand(
+    klaver: Cast,
+) -> None:
+    table = open_slate(klaver, KROEG, players=4)
+    for act, seat in (("knock", 1), ("stay", 2), ("fold", 3), ("stay", 0)):
+        write(table, act, seat)
+    write(table, "last_trick", 2)
+    # The last trick is written: no next hand yet, and the slate says who lost what.
+    state = load_state(Table.objects.get(pk=table.pk))
+    assert state.hand_name() == "1/1" and state.hand.complete
+    view = render_slate(state, True)
+    lost = PlayedHand.objects.get(number=1).result["lives_lost"]
+    assert lost == [2, 2, 0, 1]
+    result = re.search(r'<div class="slate-result" role="status">(.*?)</div>', view, re.S)
+    assert result is not None, view
+    said = html.unescape(result.group(1))
+    assert "Cas wins the hand." in said
+    for name, lives in (("Anna", 2), ("Bram", 2), ("Dirk", 1)):
+        assert f"{name} loses {lives} li" in said, said
+    assert "Next hand" in said and "Undo" in said
+    assert "Next hand" not in render_slate(state, False)  # a follower only reads it
+    # An entry on the finished hand is refused; a keeper opens the next one, once.
+    assert refusal(table, "knock", 1).code == "hand_over"
+    with pytest.raises(TableError) as stale:
+        slate.next_hand(table.pk, table.created_by, "1/2", "deal-1")
+    assert stale.value.code == "stale_hand"
+    with pytest.raises(TableError) as not_keeper:
+        slate.next_hand(table.pk, klaver.eva.user, "1/1", "deal-2")
+    assert not_keeper.value.code == "not_keeper"
+    next_hand(table)
+    state = load_state(Table.objects.get(pk=table.pk))
+    assert state.hand_name() == "1/2" and not state.hand.complete
+    assert "slate-result" not in render_slate(state, True)
+    with pytest.raises(TableError) as under_way:
+        slate.next_hand(table.pk, table.created_by, "1/2", "deal-3")
+    assert under_way.value.code == "not_over"
 
 
 def test_undo_reopens_the_hand_that_ended_the_rubber(klaver: Cast) -> None:
@@ -348,7 +404,7 @@ def test_on_a_break_the_table_folds_for_her_on_a_knock_and_does_nothing_else(
     assert "Cas folds (by the table)" in html
 
 
-def test_a_fold_by_the_table_that_ends_a_slate_hand_leaves_the_next_deal_to_the_clock(
+def test_a_fold_by_the_table_that_ends_a_slate_hand_leaves_the_next_hand_to_a_keeper(
     klaver: Cast,
 ) -> None:
     table = open_slate(klaver, SIWWESCHROOM, players=3)
@@ -358,7 +414,9 @@ def test_a_fold_by_the_table_that_ends_a_slate_hand_leaves_the_next_deal_to_the_
     assert the_table_acts(table)  # Cas folds: Bram alone is in, the hand is over
     first = PlayedHand.objects.get()
     assert first.complete and first.result["winner"] == 1
-    assert the_table_acts(table)  # the next hand, once the end has been on the slate a while
+    table.refresh_from_db()
+    assert table.deadline_at is None and not the_table_acts(table)  # the end stays shown
+    next_hand(table)
     assert PlayedHand.objects.filter(number=2, complete=False).exists()
 
 
@@ -371,6 +429,7 @@ def test_a_round_bought_before_the_real_cards_come_makes_her_immune_in_that_hand
     assert refused.code == "not_between_hands" and str(refused.message).startswith("Cas: ")
     answer_everything(table)
     write(table, "last_trick", 1)
+    next_hand(table)
     # Hand 2 is on the slate with nothing written on it: the cards are still to be dealt.
     lives = Rubber.objects.get().lives
     away(table, 2, "round")
@@ -379,6 +438,7 @@ def test_a_round_bought_before_the_real_cards_come_makes_her_immune_in_that_hand
     write(table, "stay", 1)
     assert the_table_acts(table)  # folds for her: she is away
     write(table, "last_trick", 0)
+    next_hand(table)
     assert Rubber.objects.get().lives[2] == lives[2]  # immune: no life lost
     # Her round covered hand 2 alone (rules.md 3.8): in hand 3 she is on a break, not immune.
     assert immune(table) == [] and Seat.objects.get(table=table, index=2).away == "break"
@@ -409,6 +469,7 @@ def test_back_from_a_round_in_a_hand_under_way_counts_at_the_next_deal(klaver: C
     write(table, "stay", 0)
     assert the_table_acts(table)
     write(table, "last_trick", 1)
+    next_hand(table)
     assert immune(table) == [] and Seat.objects.get(table=table, index=2).away == ""
 
 
