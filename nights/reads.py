@@ -80,8 +80,8 @@ class Names:
         self._taken: dict[tuple[str, bool], int] = {}
         first: dict[str, str] = {}
         for key, name in players:
-            # A player seen under two names (a seat renamed) is named as the standings name
-            # her: by the greatest.
+            # A player seen under two names (a seat renamed) goes by the greater, as the
+            # standings' Max("name") names her.
             first[key] = max(name, first.get(key, name))
         for key in sorted(first, key=_key_order):
             self.of(key, first[key])

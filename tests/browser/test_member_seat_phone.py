@@ -56,3 +56,31 @@ def test_a_member_confirms_from_her_own_phone_and_plays_on_the_shared_one(
     privacy.tap()
     expect(anna.locator("#table-hand .card")).to_have_count(4)
     phones.shot(anna, "one-hand")
+
+
+def test_a_member_is_seated_at_once_with_the_code_her_own_phone_shows(phones: Phones) -> None:
+    server = phones.server
+    table = server.seed(people=["anna", "cas"], seats=3, bots={"2": "easy"})
+    cas = phones.open(session=table["people"]["cas"])
+    cas.goto(f"{server.url}/clubs/de-gouden-klaver/")
+    cas.locator("#seat-code").get_by_role("button", name="Show my seat code").tap()
+    shown = cas.locator("#seat-code .seat-code strong")
+    expect(shown).to_have_text(re.compile(r"^[0-9]{6}$"))
+    code = shown.inner_text()
+    phones.shot(cas, "seat-code")
+
+    anna = phones.open(session=table["people"]["anna"])
+    anna.goto(f"{server.url}/t/{table['code']}/")
+    member_form = anna.locator("form.member-form")
+    member_form.locator("select[name=member]").select_option(label="cas")
+    # A wrong code first: nobody is seated, and the phone says why.
+    member_form.locator("input[name=code]").fill(f"{(int(code) + 1) % 10**6:06d}")
+    member_form.locator("button[type=submit]").tap()
+    expect(anna.locator(".messages")).to_contain_text("That is not her seat code")
+    expect(anna.locator("#table-players")).not_to_contain_text("cas")
+    member_form = anna.locator("form.member-form")
+    member_form.locator("select[name=member]").select_option(label="cas")
+    member_form.locator("input[name=code]").fill(code)
+    member_form.locator("button[type=submit]").tap()
+    expect(anna.locator("#table-players")).to_contain_text("cas")
+    phones.shot(anna, "seated-with-code")

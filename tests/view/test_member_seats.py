@@ -195,6 +195,10 @@ def test_no_stranger_picks_a_member_of_the_club(klaver: Cast) -> None:
     assert "Only members of the club seat a member" in refused.content.decode()
     assert seat_of(table, klaver.bram) is None and not SeatRequest.objects.exists()
     assert SeatCode.objects.get(user=klaver.bram.user).misses == 0
+    # Nor does anyone outside the club get a seat code of it.
+    assert eva.post(f"/clubs/{klaver.club.slug}/seat-code/").status_code == 404
+    assert guus.post(f"/clubs/{klaver.club.slug}/seat-code/").status_code == 302
+    assert not SeatCode.objects.exclude(user=klaver.bram.user).exists()
 
 
 def test_forged_members_and_phones_without_a_seat_are_refused_with_why(klaver: Cast) -> None:
