@@ -10,7 +10,8 @@
   table's first rubber then marked over with random places (what the page reads, without
   playing thousands of rubbers hand by hand), and its page asked `requests` times through
   Django's test client as the club's admin: p50 and p95 wall time (target: p95 under 150 ms)
-  and the queries a request makes (the same whatever the tournament's size).
+  and this process's CPU per request (which moves much less with the machine's load), and the
+  queries the page's view makes (the same whatever the tournament's size).
 
 Not part of the test suite. Prints one JSON line.
 """
@@ -61,8 +62,8 @@ def bench_page(players: int, rounds: int, requests: int) -> dict[str, float | in
 
     django.setup()
     from django.core.management import call_command
-    from django.db import connection
-    from django.test import Client
+    from django.db import connection, reset_queries
+    from django.test import Client, RequestFactory
     from django.test.utils import CaptureQueriesContext
     from django.utils import timezone
 
@@ -70,7 +71,7 @@ def bench_page(players: int, rounds: int, requests: int) -> dict[str, float | in
     from clubs.models import Membership
     from clubs.services import found_club
     from games.models import Rubber, RubberPlayer
-    from tournaments import services
+    from tournaments import services, views
     from tournaments.models import DrawnTable
 
     call_command("migrate", verbosity=0)
@@ -106,18 +107,37 @@ def bench_page(players: int, rounds: int, requests: int) -> dict[str, float | in
     client.force_login(admin)
     address = tournament.get_absolute_url()
     client.get(address)
+    # The view itself, in this thread: the client's request may run on another connection.
+    request = RequestFactory().get(address)
+    request.user = admin
+    reset_queries()  # a full log (DEBUG keeps the last 9000) would show no new query
     with CaptureQueriesContext(connection) as queries:
-        client.get(address)
-    times = []
+        views.detail(request, club.slug, tournament.pk)
+    if os.environ.get("BENCH_PROFILE"):
+        import cProfile
+        import pstats
+
+        profile = cProfile.Profile()
+        profile.enable()
+        for _ in range(5):
+            client.get(address)
+        profile.disable()
+        pstats.Stats(profile, stream=sys.stderr).sort_stats(
+            os.environ["BENCH_PROFILE"]
+        ).print_stats(25)
+    times, cpu = [], []
     for _ in range(requests):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         response = client.get(address)
         times.append((time.perf_counter() - start) * 1000)
+        cpu.append((time.process_time() - start_cpu) * 1000)
         assert response.status_code == 200
     cuts = statistics.quantiles(times, n=100)
     return {
         "page_p50_ms": round(statistics.median(times), 1),
         "page_p95_ms": round(cuts[94], 1),
+        # This process's own CPU per request: moves much less with the machine's load.
+        "page_cpu_p50_ms": round(statistics.median(cpu), 1),
         "page_queries": len(queries),
     }
 

@@ -17,6 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from django.urls import reverse
+
 from games.models import Rubber, RubberPlayer, Table
 from tournaments.models import DrawnSeat, DrawnTable, Entry, Tournament
 
@@ -52,6 +54,10 @@ class TableRead:
     @property
     def names(self) -> str:
         return ", ".join(player.name for player in self.players)
+
+    @property
+    def url(self) -> str:
+        return reverse("games:slate" if self.slate else "games:table", args=[self.code])
 
 
 @dataclass

@@ -14,6 +14,7 @@ urlpatterns = [
     path(f"{base}<int:pk>/register/", views.register, name="register"),
     path(f"{base}<int:pk>/leave/", views.leave, name="leave"),
     path(f"{base}<int:pk>/rounds/", views.start, name="start"),
+    path(f"{base}<int:pk>/rounds/<int:number>/", views.round_detail, name="round"),
     path(f"{base}<int:pk>/leaderboard.csv", views.leaderboard_csv, name="csv"),
     path(f"{base}<int:pk>/guests/<str:token>/", views.guest, name="guest"),
 ]

@@ -165,6 +165,20 @@ def start(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 
 
 @require_GET
+def round_detail(request: HttpRequest, slug: str, pk: int, number: int) -> HttpResponse:
+    """A round as it was played: each table, its players' places, lives lost and points, and
+    its hands to replay."""
+    club, me = get_club_for_member(request, slug)
+    tournament = _tournament(club, pk)
+    page = reads.page(tournament)
+    drawn = next((read for read in page.rounds if read.number == number), None)
+    if drawn is None:
+        raise Http404
+    context = {"club": club, "me": me, "tournament": tournament, "round": drawn}
+    return render(request, "tournaments/round.html", context)
+
+
+@require_GET
 def leaderboard_csv(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     club, _me = get_club_for_member(request, slug)
     tournament = _tournament(club, pk)

@@ -441,4 +441,28 @@ def test_the_tournament_page_is_a_bounded_number_of_queries(
         with django_assert_max_num_queries(14) as queries:
             assert client.get(t.get_absolute_url()).status_code == 200
         counts.append(len(queries))
-    assert counts[0] == counts[1], counts
+    assert 0 < counts[0] == counts[1], counts
+
+
+def test_a_rounds_page_keeps_every_table_with_places_points_and_its_hands(klaver: Cast) -> None:
+    t = tournament(klaver)
+    anna = membership(klaver, klaver.anna)
+    bots(klaver, t, 6)
+    services.start_round(t, anna, random.Random(4))
+    client = klaver.cas.client()
+    playing = client.get(url(klaver, t, "rounds/1/")).content.decode()
+    assert playing.count('class="standings round-table"') == 2 and "hands</a>" not in playing
+    play_round(t)
+    html = client.get(url(klaver, t, "rounds/1/")).content.decode()
+    page = reads.page(t)
+    assert page.current is not None
+    for table in page.current.tables:
+        assert f"/clubs/{klaver.club.slug}/hands/?rubber={table.rubber_id}" in html
+        for player in table.players:
+            assert f'<td>{player.name}</td><td class="num">{player.place}</td>' in html
+    # Each hand of the table replays, as any hand of the club.
+    first = page.current.tables[0]
+    hands = client.get(f"/clubs/{klaver.club.slug}/hands/?rubber={first.rubber_id}")
+    assert hands.status_code == 200 and "/hands/" in hands.content.decode()
+    assert client.get(url(klaver, t, "rounds/2/")).status_code == 404
+    assert klaver.eva.client().get(url(klaver, t, "rounds/1/")).status_code == 404
