@@ -20,7 +20,8 @@ POSTGRES_PASS := tests/nights/test_booking.py tests/nights/test_fields.py \
 	tests/nights/test_pages.py tests/nights/test_who_played.py tests/test_names.py \
 	tests/accounts/test_display_names.py \
 	tests/services/loop_write_cases.py tests/services/fault_cases.py \
-	tests/services/every_change_cases.py tests/tournaments/test_tournaments.py
+	tests/services/every_change_cases.py tests/tournaments/test_tournaments.py \
+	tests/nights/booking_fault_cases.py
 # The tests run on the allocator the servers run on (toepen_site/allocator.py); Playwright drives
 # Debian's chromium and never downloads one.
 PYTEST := env $$($(PY) -m toepen_site.allocator) PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 $(PY) -m pytest

@@ -13,10 +13,11 @@ class NightsConfig(AppConfig):
         from django.db.models.signals import post_save
 
         from accounts.models import Guest
-        from games.services.events import rubber_finished
+        from games.services.events import catch_up, rubber_finished
         from nights import services
 
         rubber_finished.connect(services.on_rubber_finished, dispatch_uid="nights.rubber")
+        catch_up.connect(services.on_catch_up, dispatch_uid="nights.catch_up")
 
         def guest_signed_up(sender: Any, instance: Guest, update_fields: Any, **_: Any) -> None:
             # accounts.guests.link_guest_to_user sets `user` once, when the guest signs up.

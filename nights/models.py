@@ -335,3 +335,27 @@ class PlayerDay(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id} {self.day}"
+
+
+class BookingDue(models.Model):
+    """A finished rubber whose booking could not be made as it ended (the club's rows held by
+    another session past the lock timeout, a write that failed): the table played on, and each
+    process's clock books it later, in the order the club's rubbers ended, until it holds
+    (`nights.services.book_due`). While one is due, the club's later rubber ends queue behind
+    it, so the ratings and the Toepkoning move in the order a rebuild gives."""
+
+    rubber = models.OneToOneField(
+        "games.Rubber", verbose_name=_("rubber"), on_delete=models.CASCADE, related_name="+"
+    )
+    club = models.ForeignKey(
+        "clubs.Club", verbose_name=_("club"), on_delete=models.CASCADE, related_name="+"
+    )
+    finished_at = models.DateTimeField(_("finished"))
+
+    class Meta:
+        verbose_name = _("booking due")
+        verbose_name_plural = _("bookings due")
+        indexes = (models.Index(fields=("club", "finished_at"), name="booking_due_club_time"),)
+
+    def __str__(self) -> str:
+        return f"{self.rubber_id}"

@@ -17,7 +17,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, connection, transaction
+from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.db.models import Count, F, Max, PositiveIntegerField, Value
 from django.db.models.expressions import CombinedExpression
 from django.utils import timezone
@@ -34,6 +34,7 @@ from nights.models import (
     KING_WINS_MAX,
     POINTS_MAX,
     SEASON_NAME_MAX,
+    BookingDue,
     ClubNights,
     Night,
     Place,
@@ -412,19 +413,70 @@ def on_rubber_finished(
     sender: Any, rubber: Rubber, table: Table, hand: PlayedHand, now: datetime, **_: Any
 ) -> None:
     """games.services.events.rubber_finished: book the rubber in a savepoint of the action's
-    transaction. Should booking fail, the table plays on (the error is logged) and
-    `rebuild_standings` books it later: the club's figures never hold up a game."""
+    transaction. Should booking fail now (the club's rows held past the lock timeout, a
+    failed write), the table plays on and the rubber is due (`BookingDue`): the clock books it
+    later (`book_due`), never dropped, never twice. The club's figures never hold up a game."""
     if table.slate and PlayerRubber.objects.filter(rubber=rubber).exists():
         # A slate's undo reopened the hand that ended this rubber, and it ended again: the
         # figures stay as first booked until `rebuild_standings` books the club afresh. (A
         # rubber of an app table ends once: no query asks it.)
         log.warning("rubber %s ended again after an undo; run rebuild_standings", rubber.pk)
         return
+    finished = rubber.finished_at or now
+    if _DUE(table.club_id):
+        # An earlier rubber of the club waits for its booking: this one is booked after it.
+        BookingDue.objects.create(rubber=rubber, club_id=table.club_id, finished_at=finished)
+        return
     try:
         with transaction.atomic():
             record_rubber(rubber, table, hand, now)
+    except DatabaseError as error:
+        log.warning("rubber %s: not booked now (%s); the clock books it later", rubber.pk, error)
+        BookingDue.objects.create(rubber=rubber, club_id=table.club_id, finished_at=finished)
     except Exception:
-        log.exception("rubber %s: its standings were not booked; run rebuild_standings", rubber.pk)
+        log.exception("rubber %s: not booked now; the clock books it later", rubber.pk)
+        BookingDue.objects.create(rubber=rubber, club_id=table.club_id, finished_at=finished)
+
+
+_DUE = Prepared(lambda club_id: BookingDue.objects.filter(club_id=club_id).values_list("pk")[:1])
+
+
+def book_due() -> int:
+    """Book the rubbers whose booking could not be made as they ended, each club's in the
+    order they ended, each in one transaction with its `BookingDue` row gone: booked once. A
+    club whose rows are still held (a lock timeout) or whose booking fails again keeps its
+    rubbers due, for the next try. The clock calls this (games.services.events.catch_up);
+    the number of rubbers booked."""
+    booked = 0
+    for club_id in sorted(set(BookingDue.objects.values_list("club_id", flat=True))):
+        try:
+            with transaction.atomic():
+                _lock_club(club_id)
+                # Read under the club's lock: another process that booked them first has
+                # committed, and its rows are gone.
+                due = BookingDue.objects.filter(club_id=club_id).order_by("finished_at", "pk")
+                for one in due.select_related("rubber__table"):
+                    rubber = one.rubber
+                    last = rubber.hands.order_by("-number").first()
+                    if last is not None:
+                        record_rubber(rubber, rubber.table, last, one.finished_at)
+                    one.delete()
+                    booked += 1
+        except DatabaseError as error:
+            log.warning("club %s: its due bookings wait (%s); tried again", club_id, error)
+        except Exception:
+            log.exception("club %s: its due bookings failed; tried again", club_id)
+    return booked
+
+
+def on_catch_up(sender: Any, **_: Any) -> None:
+    """games.services.events.catch_up, from the clock: book what is due."""
+    if _ANY_DUE():
+        book_due()
+
+
+# Asked every few seconds by every process: prepared, as the live table's own queries are.
+_ANY_DUE = Prepared(lambda: BookingDue.objects.values_list("pk")[:1])
 
 
 # -- rebuilding from the records --------------------------------------------------------------
@@ -438,6 +490,7 @@ def rebuild(club: Club) -> int:
         conf = _lock_club(club.pk)
         PlayerRubber.objects.filter(club=club).delete()
         PlayerDay.objects.filter(club=club).delete()
+        BookingDue.objects.filter(club=club).delete()  # booked below with the rest
         Rating.objects.filter(club=club).delete()
         Night.objects.filter(club=club).update(
             king_key="", king_name="", king_user=None, crowned_at=None, wins={}

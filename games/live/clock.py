@@ -119,6 +119,8 @@ WORKERS = 4
 FAILED_FIRST_SECONDS = 0.25
 FAILED_LAST_SECONDS = 30.0
 BUSY, FAILED = "busy", "failed"
+# How often the clock lets the apps catch up on work left for later (events.catch_up).
+CATCH_UP_SECONDS = 5.0
 
 
 def _fire_one(table_id: int, failing: bool = False) -> str | None:
@@ -156,7 +158,15 @@ def _tables_here() -> frozenset[int] | None:
     return frozenset(hub.get().phones)
 
 
+def _catch_up() -> None:
+    """events.catch_up, in a worker thread: a receiver that fails is logged, the clock goes on."""
+    for receiver, result in events.catch_up.send_robust(sender=None):
+        if isinstance(result, Exception):
+            log.error("catching up failed in %s: %r", receiver, result)
+
+
 _fire_one_async = database_sync_to_async(_fire_one, thread_sensitive=False)
+_catch_up_async = database_sync_to_async(_catch_up, thread_sensitive=False)
 _due_async = database_sync_to_async(_due, thread_sensitive=False)
 
 
@@ -171,6 +181,8 @@ async def _run() -> None:
     held: dict[int, float] = {}  # table -> the loop's time it is tried again
     failing: dict[int, float] = {}  # table -> its pause since its last failed firing
     tasks: set[asyncio.Task[None]] = set()
+    catching_up: asyncio.Task[None] | None = None
+    caught_up = loop.time() - CATCH_UP_SECONDS  # at its first look: after a restart too
 
     async def fire(table_id: int) -> None:
         try:
@@ -214,6 +226,11 @@ async def _run() -> None:
         except Exception:
             log.exception("the table clock failed; trying again")
             due, upcoming = [], None
+        if loop.time() >= caught_up + CATCH_UP_SECONDS and (
+            catching_up is None or catching_up.done()
+        ):
+            caught_up = loop.time()
+            catching_up = loop.create_task(_catch_up_async(), name="toepen-catch-up")
         for table_id in due:
             firing.add(table_id)
             task = loop.create_task(fire(table_id), name=f"toepen-fire-{table_id}")

@@ -23,6 +23,10 @@ with `rubber` (games.models.Rubber, `over` set), its `table`, its last `hand`
 signal, with the table's other fields) and `now`. A receiver (the nights app) writes its own
 rows in that transaction, so they are committed with the rubber's end or not at all, and
 games never imports it.
+
+`catch_up` is sent by each process's table clock every `CATCH_UP_SECONDS`, from a worker
+thread, with no arguments: a receiver does then what could not be done when it should have
+been (the nights app books the rubbers whose booking could not be made as they ended).
 """
 
 from __future__ import annotations
@@ -52,6 +56,8 @@ class Tables:
 table_changed = Signal(use_caching=True)
 
 rubber_finished = Signal()
+
+catch_up = Signal()
 
 
 def send_on_commit(table_id: int, version: int, deadline: datetime | None, state: Any) -> None:

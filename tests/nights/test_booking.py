@@ -7,12 +7,24 @@ from io import StringIO
 
 import pytest
 from django.core.management import call_command
+from django.db import OperationalError
+from django.db.models import Count
 
 from clubs.models import Membership
+from games.live import clock
 from games.models import PlayedHand, RubberPlayer, Table
 from nights import services
 from nights.figures import hand_tallies, replayed
-from nights.models import ClubNights, Night, Place, PlayerDay, PlayerRubber, Rating, Round
+from nights.models import (
+    BookingDue,
+    ClubNights,
+    Night,
+    Place,
+    PlayerDay,
+    PlayerRubber,
+    Rating,
+    Round,
+)
 from tests.nights.conftest import next_rubber, open_table, play_rubber, play_until_hand
 from tests.personas import Cast
 
@@ -277,9 +289,69 @@ def test_a_failure_in_the_booking_never_stops_the_table(klaver: Cast, monkeypatc
     table.refresh_from_db()
     assert table.status == Table.Status.RUBBER_OVER
     assert not PlayerRubber.objects.exists()
+    assert BookingDue.objects.count() == 1
     monkeypatch.undo()
     call_command("rebuild_standings", stdout=StringIO())
     assert PlayerRubber.objects.count() == 4
+    assert not BookingDue.objects.exists()  # the rebuild booked it
+
+
+def snapshot_then_rebuilt(klaver: Cast) -> tuple[tuple, tuple]:
+    """Every figure as booked, and as `rebuild_standings` books it again."""
+
+    def figures() -> tuple:
+        return (
+            figures_snapshot(klaver),
+            days_snapshot(klaver),
+            sorted(Rating.objects.values_list("key", "mu", "sigma", "rubbers")),
+            sorted(Night.objects.values_list("king_key", "wins", "crowned_at")),
+            sorted(Round.objects.values_list("participant_id", "rubber_id")),
+        )
+
+    booked = figures()
+    call_command("rebuild_standings", stdout=StringIO())
+    return booked, figures()
+
+
+def test_a_booking_that_cannot_be_made_now_is_made_later_once_in_the_order_they_ended(
+    klaver: Cast, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first rubber's booking meets a lock timeout; the next two end while it is due and
+    queue behind it. The clock's catch-up books all three, in the order they ended, once: a
+    second catch-up books nothing, and a rebuild gives the same figures, ratings and crown."""
+    ClubNights.objects.create(club=klaver.club, king_wins=2)
+    record = services.record_rubber
+    calls = []
+
+    def held_once(*args, **kwargs):
+        calls.append(args[0].pk)
+        if len(calls) == 1:
+            raise OperationalError("canceling statement due to lock timeout")
+        return record(*args, **kwargs)
+
+    monkeypatch.setattr(services, "record_rubber", held_once)
+    _, table = a_night_of_rubbers(klaver, rubbers=3)
+    rubbers = list(table.rubbers.order_by("finished_at").values_list("pk", flat=True))
+    assert len(calls) == 1  # the later two never tried: they wait their turn
+    assert not PlayerRubber.objects.exists()
+    assert list(BookingDue.objects.order_by("finished_at").values_list("rubber_id", flat=True)) == (
+        rubbers
+    )
+
+    clock._catch_up()  # as the clock does every CATCH_UP_SECONDS
+    assert calls[1:] == rubbers
+    assert not BookingDue.objects.exists()
+    per_rubber = dict(
+        PlayerRubber.objects.values("rubber_id")
+        .annotate(n=Count("id"))
+        .values_list("rubber_id", "n")
+    )
+    assert per_rubber == dict.fromkeys(rubbers, 4)
+    clock._catch_up()
+    assert len(calls) == 4 and PlayerRubber.objects.count() == 12
+
+    booked, rebuilt = snapshot_then_rebuilt(klaver)
+    assert booked == rebuilt
 
 
 def test_a_members_days_add_up_to_her_rubbers(klaver: Cast) -> None:
