@@ -55,6 +55,8 @@ MIN_WORLDS: Final = 24
 # How many standard errors of its advantage over the best other choice a knock must clear.
 NOISE_Z: Final = 1.0
 MAX_WORLDS: Final = 400
+# Seconds of a decision's budget kept for weighing the worlds' results after the search.
+AFTER_SEARCH: Final = 0.001
 
 
 class Strong(Normal):
@@ -71,6 +73,15 @@ class Strong(Normal):
         # A fixed number of worlds (with a generous budget) makes a decision repeatable.
         self.worlds = worlds
         self.last_worlds = 0
+        # When the decision now being made was asked for: its budget runs from then.
+        self.asked: float | None = None
+
+    def decide(self, obs: Observation, rules: HouseRules) -> Action | None:
+        self.asked = time.perf_counter()
+        try:
+            return super().decide(obs, rules)
+        finally:
+            self.asked = None
 
     def choose(self, obs: Observation, rules: HouseRules) -> Action | None:
         if obs.laundry_open:
@@ -143,7 +154,9 @@ class Strong(Normal):
         self, obs: Observation, rules: HouseRules, candidates: list[Action | None]
     ) -> Action | None:
         start = time.perf_counter()
-        deadline = start + self.budget
+        # The budget covers the whole decision: reading the table and judging the hand before
+        # the search, and weighing the results after it (`AFTER_SEARCH`).
+        deadline = (start if self.asked is None else self.asked) + self.budget - AFTER_SEARCH
         me = obs.seat
         assert me is not None
         names = obs.players
@@ -179,6 +192,10 @@ class Strong(Normal):
         playout_rng = random.Random()
         worlds = 0
         failures = 0
+        # The longest world so far: a world's cost varies with its deal, and the one that
+        # would cross the budget is not started.
+        longest = 0.0
+        began = time.perf_counter()
         while worlds < self.worlds:
             sampled = sample_world(knowledge, self.rng)
             if sampled is None:
@@ -207,8 +224,10 @@ class Strong(Normal):
             weights.append(weight)
             worlds += 1
             now = time.perf_counter()
-            # Stop before a world that would likely end past the budget (the mean world so far).
-            if now + (now - start) / worlds >= deadline:
+            longest = max(longest, now - began)
+            began = now
+            # Stop before a world that could end past the budget.
+            if now + longest >= deadline:
                 break
             if worlds >= MIN_WORLDS and worlds % 8 == 0 and _settled(sums, squares, total_w):
                 break

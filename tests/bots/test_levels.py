@@ -144,19 +144,38 @@ def test_strong_folds_a_hopeless_last_card_and_stays_with_a_sure_one() -> None:
 def test_strong_stops_its_search_before_a_world_that_would_end_past_its_budget(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """On a clock that moves a second at every reading, each world takes a second: a search
-    with a budget of four seconds reads it at its start and after each world, and stops after
-    the third, since a fourth would end at the budget (fewer worlds than it needs to settle
-    early). The budget on the wall clock is measured by bench/pace.py."""
+    """On a clock that moves a second at every reading, each world takes a second. The budget
+    of eight seconds runs from the ask (reading 0), not from the search's start (reading 1):
+    the worlds begin at reading 2 and end at 3, 4, ...; after the fifth (at 7) a sixth would
+    end at 8, past the budget less what weighing the results needs, so the search stops there
+    (fewer worlds than it needs to settle early). The budget on the wall clock is measured by
+    bench/pace.py."""
     readings = itertools.count()
     monkeypatch.setattr(strong, "time", SimpleNamespace(perf_counter=lambda: float(next(readings))))
     rng = random.Random(9)
-    bot = Strong(4, budget=4.0)
+    bot = Strong(4, budget=8.0)
     hand = Hand.deal(NO_LAUNDRY, [10] * 4, 3, seed=rng.randrange(1 << 30))
     bot.decide(observe(hand, 0), NO_LAUNDRY)
-    assert MIN_WORLDS > 3
-    assert bot.last_worlds == 3
-    assert next(readings) == 4
+    assert MIN_WORLDS > 5
+    assert bot.last_worlds == 5
+    assert next(readings) == 8
+
+
+def test_strong_stops_before_a_world_as_long_as_its_longest(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Worlds differ in cost: the first here takes 40 ms, the others 5 ms. With a budget of
+    100 ms the search stops where one more world as long as the longest would cross it, not
+    where the mean world would."""
+    times = iter([0.0, 0.0, 0.0, 0.040, *(0.040 + 0.005 * k for k in range(1, 400))])
+    monkeypatch.setattr(strong, "time", SimpleNamespace(perf_counter=lambda: next(times)))
+    rng = random.Random(9)
+    bot = Strong(4, budget=0.1)
+    hand = Hand.deal(NO_LAUNDRY, [10] * 4, 3, seed=rng.randrange(1 << 30))
+    bot.decide(observe(hand, 0), NO_LAUNDRY)
+    # After world w (w >= 1) the clock reads 0.035 + 0.005 w; the fifth ends at 0.060, and
+    # 0.060 + 0.040 reaches the budget (less AFTER_SEARCH): the mean world (12 ms) would not.
+    assert bot.last_worlds == 5
 
 
 TWO_SEATS = HouseRules(exchange=False, announcements=False, min_players=2)
