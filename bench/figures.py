@@ -5,10 +5,11 @@
     .venv/bin/python bench/figures.py --check    # exit 1 when the page's table is not current
 
 Each line of bench/figures.jsonl is the last line a benchmark printed (bench/engine.py,
-actions.py, live.py, nights.py, faults.py, pings.py), as it printed it: its `machine` says the
-release and commit that ran and on what. The page gets one table per release and machine, newest
-release first; a figure measured more than once in the same set-up shows as a range. Nothing
-else of the page is touched: the table sits between the two marker lines below.
+actions.py, live.py, nights.py, faults.py, pings.py, lighthouse.py), as it printed it: its
+`machine` says the release and commit that ran and on what. The page gets one table per
+release and machine, newest release first; a figure measured more than once in the same set-up
+shows as a range. Nothing else of the page is touched: the table sits between the two marker
+lines below.
 """
 
 from __future__ import annotations
@@ -104,6 +105,19 @@ def _pings(run: dict[str, Any]) -> Iterator[Figure]:
     yield "pings", "a keepalive ping's server CPU", setup, run["per_ping_us"], "µs"
 
 
+def _lighthouse(run: dict[str, Any]) -> Iterator[Figure]:
+    setup = f"{run['chromium']}, mobile, slow 4G, 4x CPU slowdown; median of {run['runs']} runs"
+    for category in ("performance", "accessibility", "best-practices"):
+        name = category.replace("-", " ")
+        yield "lighthouse", f"the table page's {name} score", setup, run[category], "/ 100"
+    what = "the table page's first load, transferred"
+    yield "lighthouse", what, setup, run["transferred_bytes"] / 1000, "KB"
+    yield "lighthouse", "of which JavaScript", setup, run["script_bytes"] / 1000, "KB"
+    yield "lighthouse", "cumulative layout shift", setup, run["cls"], ""
+    what = "largest contentful paint, simulated mid-range phone"
+    yield "lighthouse", what, setup, run["lcp_ms"] / 1000, "s"
+
+
 READERS = {
     "engine": _engine,
     "actions": _actions,
@@ -111,6 +125,7 @@ READERS = {
     "nights": _nights,
     "faults": _faults,
     "pings": _pings,
+    "lighthouse": _lighthouse,
 }
 
 
@@ -152,7 +167,7 @@ def _value(values: list[float], unit: str) -> str:
     low, high = min(values), max(values)
     shown = show(low) if show(low) == show(high) else f"{show(low)}-{show(high)}"
     runs = f" ({len(values)} runs)" if len(values) > 1 else ""
-    return f"{shown} {unit}{runs}"
+    return f"{shown}{f' {unit}' if unit else ''}{runs}"
 
 
 def _load(loads: list[float | None]) -> str:

@@ -6,8 +6,9 @@ Installs npm's `lighthouse` into bench/lighthouse/node_modules on first use (git
 with Debian's chromium (CHROME_PATH=/usr/bin/chromium; never a downloaded browser) against a table
 with three computer players where it is the player's turn, signed in with a session cookie in
 the browser profile. The last report is kept in bench/results/. Prints one JSON line: the
-median scores (0-100) of performance, accessibility and best practices, and the page's
-transferred bytes (all, and JavaScript).
+median scores (0-100) of performance, accessibility and best practices, the page's transferred
+bytes (all, and JavaScript), its layout shift and largest paint, and the machine it ran on;
+kept in bench/figures.jsonl, bench/figures.py shows it in docs/performance.md.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -26,7 +26,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.browser.conftest import CHROME_ARGS, LiveServer  # noqa: E402
+from _machine import machine  # noqa: E402
+
+from tests.browser.conftest import CHROME_ARGS, CHROMIUM, LiveServer  # noqa: E402
 
 TOOL = ROOT / "bench" / "lighthouse"
 CLI = TOOL / "node_modules" / "lighthouse" / "cli" / "index.js"
@@ -58,6 +60,14 @@ def signed_in_profile(profile: Path, url: str, cookie: str) -> Path:
         )
         context.close()
     return profile
+
+
+def chromium_version() -> str:
+    """What `chromium --version` says: "Chromium 131.0.6778.139 built on Debian ..."."""
+    done = subprocess.run(
+        [str(CHROMIUM), "--version"], capture_output=True, text=True, timeout=30, check=False
+    )
+    return done.stdout.strip()
 
 
 def run_once(url: str, profile: Path, out: Path) -> dict[str, float]:
@@ -131,15 +141,12 @@ def main() -> None:
                 runs.append(run_once(url, profile, Path(folder) / f"report-{i}.json"))
         finally:
             server.stop()
-    result: dict[str, object] = {
-        key: statistics.median(run[key] for run in runs) for key in runs[0] if key != "failed"
-    }
-    result["failed_audits"] = sorted({audit for run in runs for audit in run["failed"]})
+    result: dict[str, object] = {"bench": "lighthouse", "machine": machine()}
     result.update(
-        runs=args.runs,
-        url="/t/<CODE>/",
-        machine=f"{platform.machine()}, {os.cpu_count()} cores, {platform.platform()}",
+        {key: statistics.median(run[key] for run in runs) for key in runs[0] if key != "failed"}
     )
+    result["failed_audits"] = sorted({audit for run in runs for audit in run["failed"]})
+    result.update(runs=args.runs, url="/t/<CODE>/", chromium=chromium_version())
     print(json.dumps(result))
 
 

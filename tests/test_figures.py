@@ -113,11 +113,36 @@ def test_the_live_benchmark_gives_the_largest_passing_count_and_its_step() -> No
     assert "| server memory a phone there | 0.065 MiB |" in written
 
 
+def test_lighthouse_gives_the_table_pages_scores_weight_and_paint() -> None:
+    run = {
+        "bench": "lighthouse",
+        "machine": machine("0.2.0"),
+        "performance": 100,
+        "accessibility": 98,
+        "best-practices": 100,
+        "transferred_bytes": 40213,
+        "script_bytes": 24630,
+        "cls": 0,
+        "lcp_ms": 1312.5,
+        "failed_audits": [],
+        "runs": 3,
+        "url": "/t/<CODE>/",
+        "chromium": "Chromium 131.0.6778.139",
+    }
+    written = figures.table(figures.read(json.dumps(run)))
+    setup = "Chromium 131.0.6778.139, mobile, slow 4G, 4x CPU slowdown; median of 3 runs"
+    assert f"| the table page's accessibility score | 98.0 / 100 | {setup}; load 0.5 |" in written
+    assert "| the table page's first load, transferred | 40.2 KB |" in written
+    assert "| of which JavaScript | 24.6 KB |" in written
+    assert "| cumulative layout shift | 0.00 |" in written
+    assert "| largest contentful paint, simulated mid-range phone | 1.31 s |" in written
+
+
 @pytest.mark.parametrize(
     ("line", "said"),
     [
         ("{not json", "line 2: not JSON"),
-        ('{"bench": "lighthouse", "machine": {}}', "line 2: not a JSON line of engine"),
+        ('{"bench": "nonesuch", "machine": {}}', "line 2: not a JSON line of engine"),
         ('{"bench": "engine", "machine": {"release": "0.2.0"}}', "line 2: not a JSON line"),
     ],
 )
