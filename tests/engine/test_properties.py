@@ -219,6 +219,7 @@ def test_every_listed_action_is_accepted_and_every_other_is_refused(
     hand, seed = case
 
     def check_all(state: Hand) -> None:
+        before = snapshot(state)  # each trial starts from a copy of this state
         for seat in range(state.n):
             legal = set(state.legal_actions(seat))
             if not state.immune[seat]:
@@ -227,7 +228,6 @@ def test_every_listed_action_is_accepted_and_every_other_is_refused(
             named = every_action(seat, state.n)
             for action in [*named, *(action.as_auto() for action in named)]:
                 trial = state.copy()
-                before = snapshot(trial)
                 try:
                     trial.apply(action)
                 except IllegalAction as error:
