@@ -140,7 +140,7 @@ def main() -> None:
                 )
                 runs.append(run_once(url, profile, Path(folder) / f"report-{i}.json"))
         finally:
-            server.stop()
+            server.close()
     result: dict[str, object] = {"bench": "lighthouse", "machine": machine()}
     result.update(
         {key: statistics.median(run[key] for run in runs) for key in runs[0] if key != "failed"}

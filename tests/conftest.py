@@ -134,3 +134,10 @@ def english_outside_requests() -> Iterator[None]:
     English."""
     with translation.override("en"):
         yield
+
+
+def pytest_sessionfinish() -> None:
+    """The databases `migrate` copies from (tests/scaleout/servers.py) go with the session."""
+    from tests.scaleout.servers import drop_templates
+
+    drop_templates()

@@ -1,18 +1,20 @@
 """A real daphne, a real chromium (Debian's, never downloaded), phones emulated with touch.
 
 The server runs in a subprocess against a SQLite file prepared with `migrate`, with fast
-clocks; people and tables are set up by `tests/browser/seed.py` in its own process. Screenshots
-of each step go to test-artifacts/browser/.
+clocks; people and tables are set up by `tests/browser/seed.py` in a process of its own, kept
+for the server's life. Screenshots of each step go to test-artifacts/browser/.
 """
 
 from __future__ import annotations
 
-import json
+import atexit
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,7 +22,9 @@ from typing import Any
 
 import pytest
 
+from tests.browser.seed import Seeder
 from tests.conftest import require_service
+from tests.scaleout.servers import migrate
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
@@ -80,21 +84,17 @@ class LiveServer:
             "TOEPEN_CHALLENGE_SECONDS": "1",
             "TOEPEN_BETWEEN_HANDS_SECONDS": "2",
             "TOEPEN_HEARTBEAT_SECONDS": "1",
-            # As in production: the compressed files collectstatic wrote, not the finders.
-            "DJANGO_STATIC_ROOT": str(folder / "static"),
+            # As in production: the compressed files collectstatic wrote (collected_static),
+            # not the finders.
             "DJANGO_STATIC_FROM_FINDERS": "false",
             "PYTHONUNBUFFERED": "1",
             **clocks,  # a server of its own with other clocks (TOEPEN_LAUNDRY_SECONDS="30")
         }
         self.log = folder / "daphne.log"
         self.process: subprocess.Popen[bytes] | None = None
-        for command in (["migrate"], ["collectstatic"]):
-            subprocess.run(
-                [sys.executable, "manage.py", *command, "--noinput", "-v", "0"],
-                cwd=ROOT,
-                env=self.env,
-                check=True,
-            )
+        self.seeders: dict[str, Seeder] = {}
+        migrate(self.env)
+        self.env["DJANGO_STATIC_ROOT"] = collected_static(self.env)
 
     def start(self) -> None:
         with self.log.open("ab") as log:
@@ -112,7 +112,8 @@ class LiveServer:
                 stdout=log,
                 stderr=subprocess.STDOUT,
             )
-        deadline = time.monotonic() + 20
+        # A bound for a machine busy with other work, not a wait: it listens within seconds.
+        deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             try:
                 with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
@@ -120,7 +121,8 @@ class LiveServer:
             except OSError:
                 if self.process.poll() is not None:
                     break
-                time.sleep(0.1)
+                time.sleep(0.05)
+        self.stop()  # one that did not listen in time is not left behind
         raise RuntimeError(f"daphne did not start: {self.log.read_text()[-2000:]}")
 
     def stop(self) -> None:
@@ -135,15 +137,41 @@ class LiveServer:
         self.process = None
 
     def seed(self, **spec: Any) -> dict[str, Any]:
-        done = subprocess.run(
-            [sys.executable, "-m", "tests.browser.seed", json.dumps(spec)],
+        """What `python -m tests.browser.seed '<spec>'` makes and prints (seed.py)."""
+        return self.seed_with("tests.browser.seed", spec)
+
+    def seed_with(self, module: str, spec: dict[str, Any]) -> dict[str, Any]:
+        if module not in self.seeders:
+            log = self.log.with_name(f"{module.rsplit('.', 1)[1]}.log")
+            self.seeders[module] = Seeder(module, self.env, ROOT, log)
+        return self.seeders[module].ask(spec)
+
+    def close(self) -> None:
+        """The server stopped, and its seeders."""
+        self.stop()
+        for seeder in self.seeders.values():
+            seeder.close()
+        self.seeders.clear()
+
+
+# The folder collectstatic wrote into, once a process (collected_static).
+_STATIC: list[str] = []
+
+
+def collected_static(env: dict[str, str]) -> str:
+    """A folder with the files `collectstatic` writes (compressed, with their hashed names), as
+    production serves them: collected by the first server of this process, the same for all."""
+    if not _STATIC:
+        folder = tempfile.mkdtemp(prefix="toepen-static-")
+        atexit.register(shutil.rmtree, folder, True)
+        subprocess.run(
+            [sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"],
             cwd=ROOT,
-            env=self.env,
+            env={**env, "DJANGO_STATIC_ROOT": folder},
             check=True,
-            capture_output=True,
-            text=True,
         )
-        return json.loads(done.stdout.strip().splitlines()[-1])
+        _STATIC.append(folder)
+    return _STATIC[0]
 
 
 # Package scope, not session: Playwright's sync API keeps an event loop running in the main
@@ -156,7 +184,7 @@ def daphne_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServ
     try:
         yield server
     finally:
-        server.stop()
+        server.close()
 
 
 @pytest.fixture(scope="package")

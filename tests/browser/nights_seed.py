@@ -91,4 +91,9 @@ def main(spec: dict[str, Any]) -> dict[str, Any]:
 
 
 if __name__ == "__main__":
-    print(json.dumps(main(json.loads(sys.argv[1]))))
+    if sys.argv[1:] == ["--serve"]:
+        from tests.browser.seed import serve
+
+        serve(main)
+    else:
+        print(json.dumps(main(json.loads(sys.argv[1]))))

@@ -2,16 +2,86 @@
 
 `python -m tests.browser.seed '<json>'` with DATABASE_URL pointing at the live server's
 database; prints one JSON line: session cookies and table codes (or, given `{"report": code}`,
-the server's figures of that table's rubber). The test process itself never opens that
-database, so pytest-django's own test database stays out of the way.
+the server's figures of that table's rubber). With `--serve` it stays up and answers one spec
+a line from stdin (`Seeder`, the way the tests use it: Django starts once, not for every
+table). The test process itself never opens that database, so pytest-django's own test
+database stays out of the way.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
-from typing import Any
+import traceback
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TextIO
+
+# The line a serving seeder answers with, before its JSON.
+ANSWER = "seeded: "
+
+
+def serve(main: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
+    """Answer each spec read from stdin with what `main` made, until stdin closes; a spec that
+    fails is answered with its traceback, and the next is read."""
+    for line in sys.stdin:
+        try:
+            answer = {"made": main(json.loads(line))}
+        except Exception:
+            answer = {"error": traceback.format_exc()}
+        print(ANSWER + json.dumps(answer), flush=True)
+
+
+class Seeder:
+    """`python -m MODULE --serve` in the environment of a live server: `ask(spec)` is what
+    `python -m MODULE '<spec>'` would print, from one process kept for every spec."""
+
+    def __init__(self, module: str, env: dict[str, str], cwd: Path, log: Path) -> None:
+        self.module = module
+        with log.open("ab") as errors:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", module, "--serve"],
+                cwd=cwd,
+                env=env,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=errors,
+                text=True,
+            )
+        self.log = log
+
+    def ask(self, spec: dict[str, Any]) -> dict[str, Any]:
+        stdin, stdout = self.process.stdin, self.process.stdout
+        assert stdin is not None and stdout is not None
+        stdin.write(json.dumps(spec) + "\n")
+        stdin.flush()
+        answer = _answer(stdout)
+        if answer is None:
+            raise RuntimeError(f"{self.module} ended:\n{self.log.read_text()[-3000:]}")
+        if "error" in answer:
+            raise RuntimeError(f"{self.module} could not seed {spec}:\n{answer['error']}")
+        return dict(answer["made"])
+
+    def close(self) -> None:
+        if self.process.stdin is not None:
+            self.process.stdin.close()  # it ends at the end of its input
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        if self.process.stdout is not None:
+            self.process.stdout.close()
+
+
+def _answer(stdout: TextIO) -> dict[str, Any] | None:
+    for line in stdout:
+        if line.startswith(ANSWER):
+            return dict(json.loads(line.removeprefix(ANSWER)))
+    return None
 
 
 def main(spec: dict[str, Any]) -> dict[str, Any]:
@@ -58,7 +128,7 @@ def main(spec: dict[str, Any]) -> dict[str, Any]:
         store[SESSION_KEY] = str(user.pk)
         store[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
         store[HASH_SESSION_KEY] = user.get_session_auth_hash()
-        store[HOLDER_SESSION_KEY] = f"phone-of-{name}-{os.getpid()}"
+        store[HOLDER_SESSION_KEY] = f"phone-of-{name}-{uuid.uuid4().hex[:8]}"
         store.create()
         users[name] = (user, store[HOLDER_SESSION_KEY])
         out["people"][name] = store.session_key
@@ -177,4 +247,7 @@ def report(code: str) -> dict[str, Any]:
 
 
 if __name__ == "__main__":
-    print(json.dumps(main(json.loads(sys.argv[1]))))
+    if sys.argv[1:] == ["--serve"]:
+        serve(main)
+    else:
+        print(json.dumps(main(json.loads(sys.argv[1]))))

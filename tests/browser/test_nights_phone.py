@@ -4,10 +4,7 @@ night on a phone and on the pub's big screen. Screenshots in test-artifacts/brow
 
 from __future__ import annotations
 
-import json
 import re
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -16,7 +13,7 @@ import pytest
 from playwright.sync_api import expect
 
 from games.services.changes.seats import BOT_NAMES
-from tests.browser.conftest import ROOT, LiveServer, Phones
+from tests.browser.conftest import LiveServer, Phones
 from tests.conftest import require_service
 
 pytestmark = pytest.mark.browser
@@ -45,7 +42,7 @@ def night_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServe
     try:
         yield server
     finally:
-        server.stop()
+        server.close()
 
 
 @pytest.fixture
@@ -60,15 +57,8 @@ def night_phones(
 
 
 def seed(server: LiveServer, **spec: Any) -> dict[str, Any]:
-    done = subprocess.run(
-        [sys.executable, "-m", "tests.browser.nights_seed", json.dumps(spec)],
-        cwd=ROOT,
-        env=server.env,
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    """What `python -m tests.browser.nights_seed '<spec>'` makes and prints."""
+    return server.seed_with("tests.browser.nights_seed", spec)
 
 
 def swipe_sideways(page: Any, selector: str, dx: float, steps: int = 8) -> None:

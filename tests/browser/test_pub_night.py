@@ -38,7 +38,7 @@ def pub_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]
     try:
         yield server
     finally:
-        server.stop()
+        server.close()
 
 
 @pytest.fixture
@@ -798,7 +798,7 @@ def quick_grace_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Liv
     try:
         yield server
     finally:
-        server.stop()
+        server.close()
 
 
 def test_a_table_nobody_is_at_waits_and_goes_on_when_she_is_back(

@@ -9,11 +9,13 @@ bounded.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import json
 import os
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -155,7 +157,90 @@ def run(args: list[str], env: dict[str, str], timeout: float = 120) -> str:
 
 
 def migrate(env: dict[str, str]) -> None:
+    """The database `env`'s DATABASE_URL names as `manage.py migrate` leaves it. Migrating
+    takes seconds of CPU, so a new SQLite file or an empty PostgreSQL database on the local
+    server is made a copy of one that this process migrated with `manage.py migrate` once
+    (SQLite's backup of the file; PostgreSQL's CREATE DATABASE from it as a template); any
+    other database is migrated."""
+    import dj_database_url
+
+    target = dj_database_url.parse(env["DATABASE_URL"])
+    name = str(target["NAME"])
+    if target["ENGINE"].endswith("sqlite3") and name != ":memory:":
+        path = Path(name) if Path(name).is_absolute() else REPO / name
+        if not path.exists() or path.stat().st_size == 0:
+            _copy_sqlite(_template("sqlite", env), path)
+            return
+    if target["ENGINE"].endswith("postgresql") and _empty_local_postgres(target):
+        _copy_postgres(_template("postgresql", env), name)
+        return
     run(["manage.py", "migrate", "--noinput", "-v", "0"], env, timeout=180)
+
+
+# The databases this process migrated, by kind: a SQLite file's path, a PostgreSQL database's
+# name. Dropped when the process ends (and at the end of a test session, tests/conftest.py).
+_TEMPLATES: dict[str, str] = {}
+
+
+def _template(kind: str, env: dict[str, str]) -> str:
+    if kind not in _TEMPLATES:
+        if not _TEMPLATES:
+            atexit.register(drop_templates)
+        if kind == "sqlite":
+            path = Path(tempfile.gettempdir()) / f"toepen-migrated-{uuid.uuid4().hex[:12]}.db"
+            url, made = f"sqlite:///{path}", str(path)
+        else:
+            database = PostgresDatabase(name=f"toepen_migrated_{uuid.uuid4().hex[:12]}").create()
+            url, made = database.url, database.name
+        _TEMPLATES[kind] = made  # dropped even if the migration fails half-way
+        run(["manage.py", "migrate", "--noinput", "-v", "0"], {**env, "DATABASE_URL": url}, 180)
+    return _TEMPLATES[kind]
+
+
+def _copy_sqlite(template: str, path: Path) -> None:
+    with (
+        contextlib.closing(sqlite3.connect(template)) as source,
+        contextlib.closing(sqlite3.connect(path)) as copy,
+    ):
+        source.backup(copy)
+
+
+def _empty_local_postgres(target: dict[str, Any]) -> bool:
+    """Whether `target` is a database on the local server that holds no table yet and that
+    nobody else is connected to (a copy replaces it)."""
+    if (target.get("HOST"), int(target.get("PORT") or 5432)) != (PG_HOST, PG_PORT):
+        return False
+    conn, _ = _pg_connect(str(target["NAME"]))
+    with conn:
+        ((tables,),) = conn.execute(
+            "SELECT count(*) FROM pg_tables WHERE schemaname NOT IN ('pg_catalog',"
+            " 'information_schema')"
+        ).fetchall()
+        ((others,),) = conn.execute(
+            "SELECT count(*) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        ).fetchall()
+    return int(tables) == 0 and int(others) == 0
+
+
+def _copy_postgres(template: str, name: str) -> None:
+    conn, _ = _pg_connect()
+    with conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        conn.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template}"')
+
+
+def drop_templates() -> None:
+    """Drop the databases `migrate` copies from (they are this process's alone)."""
+    for kind, made in list(_TEMPLATES.items()):
+        del _TEMPLATES[kind]
+        if kind == "sqlite":
+            for suffix in ("", "-wal", "-shm"):
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(made + suffix)
+        else:
+            with contextlib.suppress(Exception):
+                PostgresDatabase(name=made).drop()
 
 
 def seed(

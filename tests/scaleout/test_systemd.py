@@ -163,15 +163,18 @@ def database(
     redis_db = request.getfixturevalue("redis_db")
     assert isinstance(redis_db, RedisDatabase)
     db = PostgresDatabase().create()
-    conn = db.connect()
+    connections: list[Any] = []  # opened on the first query, once the test has migrated
+
+    def query(sql: str) -> list[tuple[Any, ...]]:
+        if not connections:
+            connections.append(db.connect())
+        return list(connections[0].execute(sql).fetchall())
+
     try:
-
-        def query(sql: str) -> list[tuple[Any, ...]]:
-            return list(conn.execute(sql).fetchall())
-
         yield {"DATABASE_URL": db.url, "REDIS_URL": redis_db.url}, query
     finally:
-        conn.close()
+        for conn in connections:
+            conn.close()
         db.drop()
 
 
