@@ -12,7 +12,7 @@ loop's thread and of the whole process (the worker threads' share is the differe
 bench takes the difference over a step and divides by the step's actions.
 
 A part that runs inside another part on the same thread (the frames a change's publish sends
-at once, `hub.sending`) is timed in both: what the top-level parts spent inside one another is
+at once, `hub.send_now`) is timed in both: what the top-level parts spent inside one another is
 added up apart (`NESTED`), so that the thread's rest is what no part holds.
 
 A sampling profiler gives shares, not CPU: `py-spy --gil` counted a worker thread's heartbeat
@@ -52,7 +52,7 @@ from toepen_site.asgi import application  # noqa: E402, F401  (what the server s
 # starts with "  " is held in the part above it; "worker" parts are timed in the worker threads
 # only.
 PARTS: list[tuple[str, Any, str, str]] = [
-    ("decide: the snapshot's copy", decide, "editable_snapshot", "loop"),
+    ("decide: the snapshot's copy", decide, "editable_copy", "loop"),
     ("decide: the rules", play, "play", "loop"),
     ("decide: the next version and deadline", decide, "next_version", "loop"),
     ("write on the loop: statements built", claim, "opening", "loop"),

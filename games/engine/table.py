@@ -316,6 +316,21 @@ def laundry_closed(table: Moment, now: datetime) -> Windows:
     return Windows(None, table.laundry_ready, since)
 
 
+def done_with_laundry(table: Moment, seat: int | None, now: datetime) -> Windows:
+    """The windows once table seat `seat` has said she is done with the laundry at `now` (a
+    player's "ready", a computer player's turn in it), or once a player went away, who has no
+    say in it (None): when every player still to have her say has, the laundry closes early,
+    as when its time is up (`laundry_closed`)."""
+    ready = table.laundry_ready
+    if seat is not None and seat not in ready:
+        ready = [*ready, seat]
+    if laundry_open(table.hand, table.laundry_until, now) and laundry_done(
+        table.hand_seats, ready, table.away
+    ):
+        return laundry_closed(table._replace(laundry_ready=ready), now)
+    return Windows(table.laundry_until, ready, table.awaiting_since)
+
+
 def unanswered(table: Moment) -> list[Action]:
     """What the table does when the answer window closes (the clock's "close_answers"):
     whoever has not answered stays (rules.md 3.5), each stay the table's ("auto")."""

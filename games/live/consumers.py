@@ -220,7 +220,7 @@ class TableConsumer(DirectDispatch, AsyncWebsocketConsumer):
         elif kind == "ready":
             seat = self._own_seat(frame)
             hand = self._named_hand(frame)
-            await database_sync_to_async(tables.ready)(self.table_id, self.holder, seat, hand)
+            await tables.achange(self.table_id, tables.readying(self.holder, seat, hand))
             if isinstance(frame.get("id"), str):
                 await self.send(text_data=json.dumps({"ack": frame["id"]}))
         elif kind in ("away", "back"):
@@ -228,11 +228,11 @@ class TableConsumer(DirectDispatch, AsyncWebsocketConsumer):
             seat = self._own_seat(frame)
             if kind == "away":
                 reason = frame.get("reason")
-                await database_sync_to_async(tables.go_away)(
-                    self.table_id, self.holder, seat, reason if isinstance(reason, str) else ""
-                )
+                why = reason if isinstance(reason, str) else ""
+                decision = tables.going_away(self.holder, seat, why)
             else:
-                await database_sync_to_async(tables.come_back)(self.table_id, self.holder, seat)
+                decision = tables.coming_back(self.holder, seat)
+            await tables.achange(self.table_id, decision)
         elif kind == "action":
             seat = self._own_seat(frame)
             self._named_hand(frame)
@@ -241,9 +241,8 @@ class TableConsumer(DirectDispatch, AsyncWebsocketConsumer):
             tables.check_action_id(action_id)
             self.awaiting.add(action_id)
             try:
-                outcome = await tables.act_here(
-                    self.table_id, self.holder, seat, payload, action_id
-                )
+                decision = tables.playing(self.holder, seat, payload)
+                outcome = await tables.achange(self.table_id, decision, action_id)
             finally:
                 self.awaiting.discard(action_id)
             # The phone keeps an action until it hears it was taken, and sends it again (same

@@ -76,7 +76,7 @@ class Hub:
         self.lock = threading.Lock()  # `phones` is read by worker threads
         self.tasks: list[asyncio.Task[None]] = []
         self.started: asyncio.Task[None] | None = None
-        self.heard: dict[int, list[dict[str, Any]]] = {}  # table -> its change messages
+        self.to_render: dict[int, list[dict[str, Any]]] = {}  # table -> changes heard, to render
         self.wake = asyncio.Event()
         self.listen_failures = 0  # tries to listen that failed since it last worked
 
@@ -164,7 +164,7 @@ class Hub:
             async for notice in listening.notifies(timeout=seconds("TOEPEN_HEARTBEAT_SECONDS")):
                 message = notices.heard(notice.payload, self.phones)
                 if message is not None:
-                    self.heard.setdefault(message["table"], []).append(message)
+                    self.to_render.setdefault(message["table"], []).append(message)
                     self.wake.set()
             await asyncio.wait_for(listening.execute("SELECT 1"), PING_SECONDS)
             self.listen_failures = 0
@@ -181,7 +181,7 @@ class Hub:
         while True:
             await self.wake.wait()
             self.wake.clear()
-            heard, self.heard = self.heard, {}
+            heard, self.to_render = self.to_render, {}
             work = []
             for table_id, messages in heard.items():
                 version = max(m["version"] for m in messages)
@@ -258,7 +258,7 @@ class Hub:
         versions = await database_sync_to_async(_versions)(tables)
         for table_id, version in versions.items():
             if any(p.last_version < version for p in self.phones_at(table_id)):
-                self.heard.setdefault(table_id, []).append({"version": version})
+                self.to_render.setdefault(table_id, []).append({"version": version})
                 self.wake.set()
 
 
@@ -379,7 +379,7 @@ async def send_all(frames: list[tuple[Phone, int, str | None]]) -> None:
             log.exception("a table view could not be sent")
 
 
-def sending(loop: asyncio.AbstractEventLoop, frames: list[tuple[Phone, int, str | None]]) -> None:
+def send_now(loop: asyncio.AbstractEventLoop, frames: list[tuple[Phone, int, str | None]]) -> None:
     """`send_all(frames)` begun at once, on the loop (it is running it): a frame nearly always
     goes to its socket's buffer without waiting, and then the views are out before the change's
     caller goes on, with no task scheduled for them on a later turn of the loop. A send that
@@ -432,7 +432,7 @@ def _render_committed(
     elif running is hub.loop:
         phones = hub.phones_at(table_id)
         if phones:
-            sending(hub.loop, render_all(phones, table_id, version, state))
+            send_now(hub.loop, render_all(phones, table_id, version, state))
 
 
 events.table_changed.connect(_render_committed, dispatch_uid="toepen-hub")

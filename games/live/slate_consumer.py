@@ -17,7 +17,6 @@ entries counted since (`#slate-since`). Frames:
 
 from __future__ import annotations
 
-import functools
 import json
 from typing import Any
 
@@ -31,7 +30,7 @@ from games.live.consumers import (
     TableConsumer,
 )
 from games.models import Table
-from games.services import slate
+from games.services import slate, tables
 from games.services.snapshots import view_state
 from games.services.state import TableState
 from games.services.tables import TableError
@@ -64,23 +63,24 @@ class SlateConsumer(TableConsumer):
             await self.send_view(force=True)
             return
         if kind == "next_rubber":
-            await database_sync_to_async(slate.next_rubber)(self.table_id, self.user)
+            await tables.achange(self.table_id, slate.starting_next_rubber(self.user))
             return
         entry = {k: v for k, v in frame.items() if k not in ("type", "id")}
         if kind == "action":
-            change = functools.partial(slate.write, self.table_id, self.user, entry)
+            decision = slate.writing(self.user, entry)
         elif kind == "undo":
-            change = functools.partial(slate.undo, self.table_id, self.user, frame.get("hand"))
+            decision = slate.undoing(self.user, frame.get("hand"))
         elif kind == "next_hand":
-            change = functools.partial(slate.next_hand, self.table_id, self.user, frame.get("hand"))
+            decision = slate.dealing_next_hand(self.user, frame.get("hand"))
         elif kind == "away":
-            change = functools.partial(slate.go_away, self.table_id, self.user, entry)
+            decision = slate.going_away(self.user, entry)
         elif kind == "back":
-            change = functools.partial(slate.come_back, self.table_id, self.user, entry)
+            decision = slate.coming_back(self.user, entry)
         else:
             raise TableError("bad_frame", _("Unknown frame type."))
         try:
-            outcome = await database_sync_to_async(change)(action_id)
+            tables.check_action_id(action_id)
+            outcome = await tables.achange(self.table_id, decision, action_id)
         except TableError as error:
             await self.send_refusal(error, frame)
             return

@@ -45,13 +45,13 @@ if TYPE_CHECKING:
     from games.services.state import TableState
 
 
-class Tables:
+class TableChanges:
     """The one sender of `table_changed`. Django keeps a signal's receivers by sender only for a
     sender it can hold a weak reference to (`use_caching`); without that, every change looked
     its receivers up again under the signal's lock."""
 
 
-# Sent by `Tables` with table_id, version, deadline (the table's next one, or None) and state
+# Sent by `TableChanges` with table_id, version, deadline (the table's next one, or None) and state
 # (the table as the change left it, a games.services.state.TableState, or None).
 table_changed = Signal(use_caching=True)
 
@@ -68,7 +68,7 @@ def send_on_commit(table_id: int, version: int, deadline: datetime | None, state
 def send(table_id: int, version: int, deadline: datetime | None, state: Any) -> None:
     """`table_changed`, now: the change is committed already."""
     table_changed.send_robust(
-        sender=Tables, table_id=table_id, version=version, deadline=deadline, state=state
+        sender=TableChanges, table_id=table_id, version=version, deadline=deadline, state=state
     )
 
 

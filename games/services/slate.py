@@ -30,6 +30,7 @@ from games.models import PlayedHand, RubberPlayer, Seat, SlateKeepers, Table
 from games.services import store
 from games.services.access import is_member
 from games.services.changes.decide import (
+    Make,
     Outcome,
     TableError,
     change,
@@ -37,10 +38,10 @@ from games.services.changes.decide import (
     check_door,
 )
 from games.services.changes.play import check_action_id, check_hand
-from games.services.changes.rubbers import deal, end_hand, start_rubber
+from games.services.changes.rubbers import deal, end_hand, start_rubber, starting
 from games.services.changes.seats import night_now, step_away, step_back, table_rules_of
 from games.services.refusals import REASONS, engine_message
-from games.services.state import TableState, take_hand
+from games.services.state import Holder, TableState, take_hand
 
 # A slate seat's `holder_key`: the seat is taken (a player sits there) but no phone holds it;
 # no browser's key is ever this (theirs are random tokens).
@@ -145,12 +146,17 @@ def write(table_id: int, user: Any, frame: Mapping[str, Any], action_id: Any) ->
     """An entry on the slate (`frame`: `act`, `seat` it is for, `target` and `clean` for a
     challenge, `hand` it was made on), applied once per `action_id` or refused with a reason."""
     check_action_id(action_id)
+    return change(table_id, writing(user, frame), action_id)
+
+
+def writing(user: Any, frame: Mapping[str, Any]) -> Make:
+    """The decision of `write`, for the decider."""
 
     def make(state: TableState, now: datetime) -> None:
         _check_keeper(state.table, user)
         _write(state, frame, now)
 
-    return change(table_id, make, action_id)
+    return make
 
 
 def _seat(state: TableState, frame: Mapping[str, Any]) -> int:
@@ -204,6 +210,11 @@ def next_hand(table_id: int, user: Any, named: Any, action_id: Any) -> Outcome:
     cost whom (`named`: the finished hand, as the slate showed it), applied once per
     `action_id`; its real cards are dealt at the table."""
     check_action_id(action_id)
+    return change(table_id, dealing_next_hand(user, named), action_id)
+
+
+def dealing_next_hand(user: Any, named: Any) -> Make:
+    """The decision of `next_hand`, for the decider."""
 
     def make(state: TableState, now: datetime) -> None:
         _check_keeper(state.table, user)
@@ -213,7 +224,7 @@ def next_hand(table_id: int, user: Any, named: Any, action_id: Any) -> Outcome:
             raise TableError("not_over", _("This hand is not over yet."))
         deal(state, now)
 
-    return change(table_id, make, action_id)
+    return make
 
 
 def go_away(table_id: int, user: Any, frame: Mapping[str, Any], action_id: Any) -> Outcome:
@@ -221,23 +232,32 @@ def go_away(table_id: int, user: Any, frame: Mapping[str, Any], action_id: Any) 
     or "round", and `hand`), applied once per `action_id` or refused with a reason. The table
     folds for her when her answer is due (games/engine/table.py); buying a round she is immune
     in the one hand dealt next, and makes nothing of her own in it."""
+    check_action_id(action_id)
+    return change(table_id, going_away(user, frame), action_id)
+
+
+def going_away(user: Any, frame: Mapping[str, Any]) -> Make:
+    """The decision of `go_away`, for the decider."""
     reason = frame.get("reason")
-    return _away(table_id, user, frame, action_id, reason if isinstance(reason, str) else "")
+    return _away(user, frame, reason if isinstance(reason, str) else "")
 
 
 def come_back(table_id: int, user: Any, frame: Mapping[str, Any], action_id: Any) -> Outcome:
     """A keeper writes that a player is back (`frame`: `seat`, `hand`): from a break at once,
     from buying a round at the next deal."""
-    return _away(table_id, user, frame, action_id, None)
+    check_action_id(action_id)
+    return change(table_id, coming_back(user, frame), action_id)
 
 
-def _away(
-    table_id: int, user: Any, frame: Mapping[str, Any], action_id: Any, reason: str | None
-) -> Outcome:
+def coming_back(user: Any, frame: Mapping[str, Any]) -> Make:
+    """The decision of `come_back`, for the decider."""
+    return _away(user, frame, None)
+
+
+def _away(user: Any, frame: Mapping[str, Any], reason: str | None) -> Make:
     """Away for `reason`, or back (None). A slate hand with nothing on it yet is between
     hands: its real cards are still to come, so it is dealt again when a round is bought or
     its buyer is back."""
-    check_action_id(action_id)
 
     def make(state: TableState, now: datetime) -> None:
         _check_keeper(state.table, user)
@@ -261,7 +281,7 @@ def _away(
                 changed_seat(state, index, round_in_rubber=0)
             deal(state, now, again=True)
 
-    return change(table_id, make, action_id)
+    return make
 
 
 def _bought_before(state: TableState, index: int) -> bool:
@@ -309,6 +329,11 @@ def undo(table_id: int, user: Any, named: Any, action_id: Any) -> Outcome:
     The records are kept as they are after the undo, and the rubber's lives are the engine's
     from its hands' records."""
     check_action_id(action_id)
+    return change(table_id, undoing(user, named), action_id)
+
+
+def undoing(user: Any, named: Any) -> Make:
+    """The decision of `undo`, for the decider."""
 
     def make(state: TableState, now: datetime) -> None:
         table = state.table
@@ -336,7 +361,7 @@ def undo(table_id: int, user: Any, named: Any, action_id: Any) -> Outcome:
         take_hand(state, row)
         state.base = None
 
-    return change(table_id, make, action_id)
+    return make
 
 
 def _rebuild_rubber(state: TableState, hands: list[PlayedHand]) -> None:
@@ -379,10 +404,18 @@ def _rebuild_rubber(state: TableState, hands: list[PlayedHand]) -> None:
 
 def next_rubber(table_id: int, user: Any) -> int:
     """A keeper starts the next rubber with the same players, once the last is over."""
-    table = store.table_row(table_id)
-    if table is None:
-        raise TableError("not_found", _("There is no such table."))
-    _check_keeper(table, user)
-    if table.status != Table.Status.RUBBER_OVER:
-        raise TableError("playing", _("A rubber is going on."))
-    return start_rubber(table.pk, table.created_by, slate=True)
+    return change(table_id, starting_next_rubber(user)).version
+
+
+def starting_next_rubber(user: Any) -> Make:
+    """The decision of `next_rubber`, for the decider: the rubber started as its creator
+    would (`start_rubber`)."""
+
+    def make(state: TableState, now: datetime) -> None:
+        table = state.table
+        _check_keeper(table, user)
+        if table.status != Table.Status.RUBBER_OVER:
+            raise TableError("playing", _("A rubber is going on."))
+        starting(Holder(user_id=table.created_by_id), slate=True)(state, now)
+
+    return make

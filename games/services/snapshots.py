@@ -1,10 +1,21 @@
 """This process's snapshots of its tables: one `TableState` per table and version, shared.
 
 A committed change's state is the process's snapshot of its version (`remember`): its phones are
-rendered from it and the next change starts from a copy of it (`editable_snapshot`), with no
-query and no replay. Another process's change moves the snapshot on from its change message
-(`advance`); anything else reads the table (`load_state`, `view_state`) through the store
-(games/services/store/reads.py).
+rendered from it and the next change starts from a copy of it, with no query and no replay.
+Another process's change moves the snapshot on from its change message (`advance`). The ways
+to a table's state, each for one need:
+
+- `snapshot_of(table_id)`: the snapshot, with no query (a change decided on the event loop
+  starts from it; None when the process has none);
+- `view_state(table_id)`: the table to render, the snapshot while it is the table's current
+  version, else read (a phone's first view, a change heard of late);
+- `read_state(table)`: the table whose row the caller has just read, its rubber and replayed
+  hand shared by every reader of that version (a change decided in a worker thread, the
+  clock);
+- `load_state(table)`: the same, rebuilt with nothing shared (what `read_state` keeps, and
+  what a test compares a change with).
+
+Each of them is shared: a change is made to its `editable_copy`, never to it.
 """
 
 from __future__ import annotations
@@ -213,14 +224,6 @@ def snapshot_of(table_id: int) -> TableState | None:
     snapshot's version when it is written."""
     with _played_lock:
         return _views.get(table_id)
-
-
-def editable_snapshot(table_id: int) -> TableState | None:
-    """`editable_copy` of this process's snapshot of the table (`snapshot_of`), with no query."""
-    shared = snapshot_of(table_id)
-    if shared is None:
-        return None
-    return _editable(shared, clone(shared.table))
 
 
 def _editable(shared: TableState, table: Table) -> TableState:

@@ -371,7 +371,9 @@ def finish_hand(state: TableState, now: datetime) -> Any:
 
 
 # The table's fields a change writes (games/services/store/), as a change message carries them.
-CHANGED_FIELDS = (
+# Every field of `Table` is here or in OPENING_FIELDS (tests/services/test_changed_fields.py):
+# a field a change sets but the claim leaves out would be lost at the next read.
+CHANGED_FIELDS: Final = (
     "version",
     "changed_at",
     "laundry_until",
@@ -382,7 +384,30 @@ CHANGED_FIELDS = (
     "deadline_at",
     "paused",
 )
-MOMENTS = ("changed_at", "laundry_until", "awaiting_since", "deadline_at")
+# The table's fields set when it opens, which no change writes (the claim would write a copy's
+# old value over whatever else set them).
+OPENING_FIELDS: Final = (
+    "id",
+    "club_id",
+    "code",
+    "created_by_id",
+    "profile_id",
+    "profile_name",
+    "rules_json",
+    "seat_count",
+    "allow_spectators",
+    "night_id",
+    "slate",
+    "slate_keepers",
+    "created_at",
+)
+# The changed fields that hold a moment: a change message carries them as ISO text (JSON has
+# no moments), read from the model, so none can be missed.
+MOMENTS: Final = tuple(
+    name
+    for name in CHANGED_FIELDS
+    if Table._meta.get_field(name).get_internal_type() == "DateTimeField"
+)
 
 
 def change_of(state: TableState) -> dict[str, Any] | None:

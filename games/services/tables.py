@@ -18,16 +18,36 @@ change a table themselves, and nothing here knows about requests or sockets.
 """
 
 from games.services.changes.deadlines import fire_deadline, fire_here
-from games.services.changes.decide import Busy, Outcome, TableError, check_door, next_version
-from games.services.changes.play import act, act_here, check_action_id, check_hand, play, ready
-from games.services.changes.rubbers import start_rubber
+from games.services.changes.decide import (
+    Busy,
+    Outcome,
+    TableError,
+    achange,
+    change,
+    check_door,
+    next_version,
+)
+from games.services.changes.play import (
+    act,
+    act_here,
+    check_action_id,
+    check_hand,
+    play,
+    playing,
+    ready,
+    readying,
+)
+from games.services.changes.rubbers import start_rubber, starting
 from games.services.changes.seats import (
     Reserved,
     arrive,
     close_table,
+    closing,
     come_back,
+    coming_back,
     create_table,
     go_away,
+    going_away,
     leave_seat,
     night_now,
     rubber_under_way,
@@ -42,25 +62,33 @@ __all__ = [
     "Outcome",
     "Reserved",
     "TableError",
+    "achange",
     "act",
     "act_here",
     "arrive",
+    "change",
     "check_action_id",
     "check_door",
     "check_hand",
     "close_table",
+    "closing",
     "come_back",
+    "coming_back",
     "create_table",
     "fire_deadline",
     "fire_here",
     "go_away",
+    "going_away",
     "leave_seat",
     "next_version",
     "night_now",
     "play",
+    "playing",
     "ready",
+    "readying",
     "rubber_under_way",
     "start_rubber",
+    "starting",
     "step_away",
     "step_back",
     "table_rules_of",

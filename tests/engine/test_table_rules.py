@@ -460,6 +460,26 @@ def test_when_the_laundry_closes_povertys_answers_fall_due_and_unanswered_stay()
     assert table_rules.answers_close(moment) is None
 
 
+def test_the_laundry_closes_early_once_all_with_a_say_are_done_as_at_its_time() -> None:
+    """The last player done (or a player going away, who has no say) closes the laundry as
+    its clock would: poverty's answers are due from then, so the countdown shows it."""
+    hand = poverty_hand()
+    moment = moment_of(hand, [False] * 4, laundry=True, awaiting_since=False)
+    for seat in (0, 1, 2):
+        windows = table_rules.done_with_laundry(moment, seat, NOW)
+        assert windows.laundry_until == moment.laundry_until and windows.awaiting_since is None
+        moment = moment._replace(**windows._asdict())
+    assert list(moment.laundry_ready) == [0, 1, 2]
+    away = moment._replace(away=["", "", "", "break"])
+    assert table_rules.done_with_laundry(away, None, NOW) == table_rules.laundry_closed(away, NOW)
+    closed = table_rules.done_with_laundry(moment, 3, NOW)
+    assert closed.laundry_until is None and closed.awaiting_since == NOW
+    assert list(closed.laundry_ready) == [0, 1, 2, 3]
+    # Once it is over, nothing a player says of it opens or closes anything.
+    over = moment._replace(laundry_until=NOW - timedelta(seconds=1))
+    assert table_rules.done_with_laundry(over, 3, NOW).laundry_until == over.laundry_until
+
+
 @settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow], deadline=None)
 @given(
     dealt_hands(),

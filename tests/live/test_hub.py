@@ -311,11 +311,11 @@ def test_a_process_keeps_the_snapshots_of_as_many_tables_as_it_is_told(
     first, second, third = (state.table.pk for state in states)
     remember(states[0])
     remember(states[1])
-    assert snapshots.editable_snapshot(first) is not None
+    assert snapshots.snapshot_of(first) is not None
     remember(states[0])  # used again: the second is now the least recently used
     remember(states[2])
     assert set(snapshots._views) == {first, third}
-    assert snapshots.editable_snapshot(second) is None
+    assert snapshots.snapshot_of(second) is None
     settings.TOEPEN_SNAPSHOT_TABLES = 3
     remember(states[1])
     assert set(snapshots._views) == {first, second, third}
@@ -597,12 +597,12 @@ async def test_a_change_on_the_loop_is_sent_before_its_caller_goes_on() -> None:
 
     loop = asyncio.get_running_loop()
     quick = Socket()
-    hub.sending(loop, [(quick, 7, "<view>")])
+    hub.send_now(loop, [(quick, 7, "<view>")])
     assert quick.sent == [7]  # no await in between: sent within the call
 
     full = Socket(blocked=asyncio.Event())
     after = Socket()
-    hub.sending(loop, [(full, 8, "<view>"), (after, 8, "<view>")])
+    hub.send_now(loop, [(full, 8, "<view>"), (after, 8, "<view>")])
     assert full.sent == [] and after.sent == []  # in order: the second waits for the first
     full.blocked.set()
     for _ in range(3):

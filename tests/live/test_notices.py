@@ -217,6 +217,6 @@ async def test_a_lost_listening_connection_is_made_again_and_the_phones_catch_up
         await asyncio.gather(hearing, return_exceptions=True)
     assert pauses == [0, 1, 2, 3]
     assert caught_up == 2
-    assert here.heard == {table_id: [{"table": table_id, "version": 3}]}
+    assert here.to_render == {table_id: [{"table": table_id, "version": 3}]}
     assert lost.closed and lasting.closed
     assert lasting.pinged == 2 and here.listen_failures == 0

@@ -1,10 +1,12 @@
 """Every kind of change a live table takes, proven one way, in the spirit of Zulip's
 `verify_action`: random legal sequences of changes (a seat taken and left, away and back,
 ready, exchange, challenge, knock, stay, fold, play, the laundry's and the answers' windows
-closing, the table's own actions, a deal, a hand's end, a rubber's end and the next rubber),
-each made once through the worker thread's decider (`decide.change`, `store.commit`) and once
-from the event loop as the phones and the clock make it (`act_here`, `fire_here`: the
-snapshot, `store.acommit` and its loop writer). After every change:
+closing, the table's own actions: a computer player's move, a pause, a table abandoned or
+closed; a deal, a hand's end, a rubber's end and the next rubber), each made once through
+the decider in a worker thread (`decide.change`, `store.commit`) and once from the event loop
+as the phones and the clock make it (`decide.achange` and the clock's `fire_here`: the
+snapshot, `store.acommit` and its loop writers, else `change` in a worker thread). After every
+change:
 
 - both executors wrote the same rows (the table's, its seats', rubbers', players', hands' and
   receipts');
@@ -14,8 +16,11 @@ snapshot, `store.acommit` and its loop writer). After every change:
 - no phone is sent a card its holder may not see (tests/visibility.py).
 
 A slate's entries (a keeper writes what the real cards did, undoes an entry, writes a player
-away and back, starts the next rubber) are walked the same way; they are decided in a worker
-thread only, so their walk checks the state, the notice and the snapshot, not two executors.
+away and back, starts the next rubber) are walked the same way, from a worker thread and from
+the event loop, and each slate view a keeper and a follower are sent shows no card.
+
+A walk is cheap per step where it can be: each view is rendered in one language a step (they
+take turns), and a walk stops once its table is closed.
 
 Not collected by the suite itself: tests/services/test_every_change.py runs the cases on SQLite,
 and `make test`'s PostgreSQL pass on PostgreSQL (the Makefile's POSTGRES_PASS).
@@ -39,18 +44,20 @@ from django.db.models import Model
 from django.utils import timezone, translation
 
 from clubs.models import HouseRuleProfile
+from games.bots import make_bot
 from games.engine import HouseRules
 from games.engine import table as table_rules
 from games.engine.cards import token
 from games.live import notices
 from games.models import ActionReceipt, PlayedHand, Rubber, RubberPlayer, Seat, Table
-from games.services import events, slate, snapshots, store, tables
+from games.services import bot_seats, events, slate, snapshots, store, tables
 from games.services.changes import deadlines
 from games.services.slate import SlatePlayer
 from games.services.snapshots import advance, load_state, remember
-from games.services.state import CHANGED_FIELDS, TableState
+from games.services.state import CHANGED_FIELDS, Holder, TableState
 from games.view.context import Viewer, render_view
 from games.view.parts import Shared
+from games.view.slate_html import render_slate
 from tests.personas import Cast, Persona
 from tests.tables import KEEP_PUBLISHED, cards_in, people
 from tests.visibility import visible_to
@@ -59,7 +66,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 __all__ = [
     "test_every_change_is_written_alike_announced_exactly_and_shown_only_to_its_seats",
-    "test_every_slate_entry_is_announced_exactly",
+    "test_every_slate_entry_is_written_alike_and_announced_exactly",
 ]
 
 # (seed, rules): each walk's changes come from its seed; the rules reach the windows of both
@@ -68,9 +75,14 @@ WALKS = [
     (1, HouseRules(starting_lives=3)),
     (2, HouseRules(starting_lives=3, response_order="simultaneous", poverty="stake_two")),
     (3, HouseRules(starting_lives=4, exchange_limit=2, voluntary_fold=True)),
-    (4, HouseRules(starting_lives=2, exchange_limit=3)),
 ]
-STEPS = 150
+STEPS = 180
+# A slate's entries are cheaper and fewer in kind: one walk covers them all.
+SLATE_WALKS = [(4, HouseRules(starting_lives=3, exchange_limit=3))]
+SLATE_STEPS = 200
+# From this version on a walk may end its table: its phones fall silent (the table plays for
+# them, pauses, and is abandoned), or its creator closes it.
+ENDING_FROM = 130
 
 
 class Clock:
@@ -187,6 +199,8 @@ def slate_choices(state: TableState) -> list[tuple[Any, ...]]:
     """Every entry the slate takes now (its keeper writes them), and the clock's steps."""
     table, hand = state.table, state.hand
     found: list[tuple[Any, ...]] = []
+    if table.status == Table.Status.CLOSED:
+        return found
     if table.status == Table.Status.RUBBER_OVER:
         found += [("next_rubber",)] * 4
     elif hand is not None and not hand.complete:
@@ -210,6 +224,8 @@ def slate_choices(state: TableState) -> list[tuple[Any, ...]]:
                 found.append(("back", seat.index) if why == "back" else ("away", seat.index, why))
     if table.deadline_at is not None:
         found += [("clock",)] * 3
+    if table.status != Table.Status.CLOSED and table.version >= ENDING_FROM:
+        found.append(("close",))
     return found
 
 
@@ -221,12 +237,19 @@ def choices(state: TableState, now: datetime) -> list[tuple[Any, ...]]:
     if between:
         if not any(s.is_free for s in state.seats):
             found += [("start",)] * 8  # and the walk goes on to more hands
-        found += [("leave", s.index) for s in state.seats if s.holder_key]
-        found += [("take", s.index) for s in state.seats if s.is_free]
+        found += [("leave", s.index) for s in state.seats if s.holder_key] * 2
+        found += [("take", s.index) for s in state.seats if s.is_free] * 4
+    elif table.status == Table.Status.PLAYING and hand is not None and hand.complete:
+        # Between two hands the last seat's player may get up: a computer player plays the
+        # rubber out, and its moves are the table's own from then on.
+        if state.seats[-1].holder_key:
+            found.append(("leave", state.seats[-1].index))
     elif table.status == Table.Status.PLAYING and hand is not None and not hand.complete:
         laundry = state.laundry_open(now)
         for hand_seat in range(hand.n):
             seat = state.table_seat(hand_seat)
+            if not state.seats[seat].holder_key:
+                continue  # a computer player's: the table's own
             for action in table_rules.allowed(hand, hand_seat, laundry):
                 if action.auto:
                     continue  # the table's own (for a player buying the round)
@@ -244,10 +267,19 @@ def choices(state: TableState, now: datetime) -> list[tuple[Any, ...]]:
                 found.append(("back", seat.index) if why == "back" else ("away", seat.index, why))
         if table.paused:
             found.append(("arrive", 0))
+    if table.paused and table.version >= ENDING_FROM:
+        return [("clock",)]  # nobody comes back: the table is abandoned
     if table.deadline_at is not None and not table.paused:
         # (A paused table's next step would close it: its players arrive instead.)
         found += [("clock",)] * 3  # the table's own steps move a walk on
+    if table.status != Table.Status.CLOSED and table.version >= ENDING_FROM:
+        found.append(("close",))
     return found
+
+
+# The changes a page's view makes (a seat taken or left) and a phone's connect (`arrive`): made
+# by their services in a worker thread in both walks, as the server makes them.
+IN_A_VIEW = ("take", "leave", "arrive")
 
 
 class Walk:
@@ -259,6 +291,7 @@ class Walk:
         self.seated: dict[int, Persona] = people(cast)
         self.published: list[TableState] = []
         self.kinds: set[str] = set()
+        self.fresh: TableState | None = None  # the table as the last check read it
 
     def keep(
         self, sender: Any, *, table_id: int, state: TableState | None = None, **_: Any
@@ -266,14 +299,18 @@ class Walk:
         if table_id == self.table_id and state is not None:
             self.published.append(state)
 
-    async def step(self, rng: random.Random) -> dict[str, Any]:
-        before = await sync_to_async(read)(self.table_id)
+    async def step(self, rng: random.Random) -> dict[str, Any] | None:
+        """One change, and the rows after it; None when the table takes none (closed)."""
+        # The table as the last change's check read it, else (a change that wrote nothing new:
+        # a deadline noted) read again.
+        before, self.fresh = self.fresh or await sync_to_async(read)(self.table_id), None
         slate_table = before.table.slate
         options = slate_choices(before) if slate_table else choices(before, self.clock.now)
         if not options:
-            return await sync_to_async(rows_of)(self.table_id)
+            return None
         change = rng.choice(options)
-        heard = rng.random() < 0.8  # else the phones are silent: the turn clock acts for them
+        # Else the phones are silent: the turn clock acts for them (and late in a walk, always).
+        heard = rng.random() < 0.8 and before.table.version < ENDING_FROM
         self.clock.now += timedelta(seconds=1)
         if change[0] == "clock":
             assert before.table.deadline_at is not None
@@ -288,7 +325,7 @@ class Walk:
             raise AssertionError(f"{change} refused: {refused.code}") from None
         if len(self.published) > published:
             self.kinds.add(self.kind(before, change))
-            await sync_to_async(self.check)(before, self.published[-1])
+            await sync_to_async(self.check)(before, self.published[-1], rng.random() < 0.5)
         return await sync_to_async(rows_of)(self.table_id)
 
     def heartbeats(self) -> None:
@@ -319,7 +356,17 @@ class Walk:
                         return
             await sync_to_async(tables.fire_deadline)(table_id, self.clock.now)
             return
-        if before.table.slate and kind != "clock":
+        if self.on_the_loop and kind not in IN_A_VIEW:
+            # As the phones' sockets make every change: the one decider's door on the loop.
+            action_id, decision = self.decision(before, change)
+            await sync_to_async(snapshots.view_state)(table_id)
+            with self.snapshot_kept():
+                await tables.achange(table_id, decision, action_id)
+            return
+        if kind == "close":
+            await sync_to_async(tables.close_table)(table_id, self.cast.anna.user, True)
+            return
+        if before.table.slate:
             await sync_to_async(self.make_on_the_slate)(before, change)
             return
         if kind == "start":
@@ -352,6 +399,43 @@ class Walk:
         else:
             raise AssertionError(kind)
 
+    def decision(self, before: TableState, change: tuple[Any, ...]) -> tuple[Any, Any]:
+        """The change as a decision for `achange`, with its action id (or None)."""
+        kind, anna = change[0], self.cast.anna.user
+        if kind == "close":
+            return None, tables.closing(anna, True)
+        if before.table.slate:
+            action_id = f"s{self.clock.now.timestamp():.0f}"
+            named = before.hand_name()
+            if kind == "entry":
+                return action_id, slate.writing(anna, change[1])
+            if kind == "undo":
+                return action_id, slate.undoing(anna, named)
+            if kind == "next_hand":
+                return action_id, slate.dealing_next_hand(anna, named)
+            if kind == "next_rubber":
+                return None, slate.starting_next_rubber(anna)
+            if kind == "away":
+                frame = {"seat": change[1], "reason": change[2], "hand": named}
+                return action_id, slate.going_away(anna, frame)
+            if kind == "back":
+                return action_id, slate.coming_back(anna, {"seat": change[1], "hand": named})
+            raise AssertionError(kind)
+        if kind == "start":
+            return None, tables.starting(Holder(user_id=anna.pk))
+        holder = self.seated[change[1]].holder
+        if kind == "act":
+            return f"a{self.clock.now.timestamp():.0f}", tables.playing(
+                holder, change[1], change[2]
+            )
+        if kind == "ready":
+            return None, tables.readying(holder, change[1])
+        if kind == "away":
+            return None, tables.going_away(holder, change[1], change[2])
+        if kind == "back":
+            return None, tables.coming_back(holder, change[1])
+        raise AssertionError(kind)
+
     def make_on_the_slate(self, before: TableState, change: tuple[Any, ...]) -> None:
         """A keeper's entry on the slate (games/services/slate.py), through the same decider."""
         kind, keeper = change[0], self.cast.anna.user
@@ -383,11 +467,16 @@ class Walk:
         yield
         assert facts(shared) == was, "a change changed the snapshot it was decided on"
 
-    def check(self, before: TableState, after: TableState) -> None:
+    def check(self, before: TableState, after: TableState, dutch: bool) -> None:
         fresh = read(self.table_id)
-        assert facts(after) == facts(fresh), "the state a change left is the table it wrote"
+        left, wrote = facts(after), facts(fresh)
+        # The state a change left is the table it wrote.
+        assert left == wrote, first_difference(left, wrote)
         self.check_notice(before, after, fresh)
-        self.check_views(fresh)
+        if self.on_the_loop:
+            # The same tables as the other walk's (their rows are compared): rendered once.
+            self.check_views(fresh, "nl" if dutch else "en")
+        self.fresh = fresh
 
     def check_notice(self, before: TableState, after: TableState, fresh: TableState) -> None:
         """Another process that had `before` hears the change's notice, as its text."""
@@ -410,21 +499,24 @@ class Walk:
         snapshots._views.clear()
         snapshots._played.clear()
 
-    def check_views(self, state: TableState) -> None:
-        """Each phone's view, rendered alone and with the others, and the cards it shows (a
-        slate's players hold real cards: its view shows none)."""
+    def check_views(self, state: TableState, language: str) -> None:
+        """Each phone's view in `language`, rendered alone and with the others, and the cards
+        it shows (a slate's players hold real cards: its view, a keeper's or a follower's,
+        shows none)."""
         if state.table.slate:
+            for keeper in (True, False):
+                with translation.override(language):
+                    assert not cards_in(render_slate(state, keeper)), keeper
             return
         hand = state.hand
         viewers = [Viewer(seats=(seat,), active=seat) for seat in range(len(state.seats))]
         viewers.append(Viewer())
         shared = Shared()
         for viewer in viewers:
-            for language in ("nl", "en"):
-                with translation.override(language):
-                    alone = render_view(state, viewer)
-                    together = render_view(state, viewer, shared=shared)
-                assert together == alone, (viewer, language)
+            with translation.override(language):
+                alone = render_view(state, viewer)
+                together = render_view(state, viewer, shared=shared)
+            assert together == alone, (viewer, language)
             if hand is None:
                 continue
             hand_seat = state.hand_seat(viewer.seats[0]) if viewer.seats else None
@@ -438,6 +530,7 @@ async def walk(
     seed: int,
     rules: HouseRules,
     on_the_loop: bool,
+    steps: int = STEPS,
     table_for: Any = table_for,
 ) -> Any:
     """The walk of `seed` on a new table: the rows after each change, and the kinds made."""
@@ -452,12 +545,19 @@ async def walk(
     patch.setattr(secrets, "randbits", lambda bits: deals().getrandbits(bits))
     patch.setattr(secrets, "randbelow", lambda n: deals().randrange(n))
     patch.setattr(random.SystemRandom, "randrange", lambda _, n: deals().randrange(n))
+    # A computer player's choices from the walk's seed too, the same in both walks.
+    patch.setattr(bot_seats, "make_bot", lambda level: make_bot(level, seed))
     try:
         table = await sync_to_async(table_for)(cast, rules)
         table_walk = Walk(cast, table, clock, on_the_loop)
         events.table_changed.connect(table_walk.keep, weak=False, dispatch_uid=KEEP_PUBLISHED)
         rng = random.Random(seed)
-        after = [await table_walk.step(rng) for _ in range(STEPS)]
+        after = []
+        for _ in range(steps):
+            rows = await table_walk.step(rng)
+            if rows is None:
+                break  # the table is closed
+            after.append(rows)
     finally:
         events.table_changed.disconnect(dispatch_uid=KEEP_PUBLISHED)
         patch.undo()
@@ -501,6 +601,10 @@ KINDS = {
     "clock: auto",
     "clock: pause",
     "clock: deal",
+    "clock: bot",
+    "clock: bot_laundry",
+    "clock: abandon",
+    "close",
 }
 
 
@@ -528,15 +632,24 @@ SLATE_KINDS = {
     "slate: away",
     "slate: back",
     "slate: next_rubber",
+    "slate: close",
 }
 
 
-async def test_every_slate_entry_is_announced_exactly(klaver: Cast, clock: Clock) -> None:
+async def test_every_slate_entry_is_written_alike_and_announced_exactly(
+    klaver: Cast, clock: Clock
+) -> None:
     """The slate's entries (a keeper writes what the real cards did) go through the same
-    decider, in a worker thread: after each, the state it left is the table a fresh read
-    gives, and another process moved on by its notice has the same."""
+    decider, from a worker thread and from the event loop: both write the same rows; after
+    each, the state it left is the table a fresh read gives, another process moved on by its
+    notice has the same, and the slate's views show no card."""
     made: set[str] = set()
-    for seed, rules in WALKS:
-        _, kinds = await walk(klaver, clock, seed, rules, False, table_for=slate_table_for)
+    for seed, rules in SLATE_WALKS:
+        in_threads, kinds = await walk(
+            klaver, clock, seed, rules, False, SLATE_STEPS, slate_table_for
+        )
+        on_the_loop, _ = await walk(klaver, clock, seed, rules, True, SLATE_STEPS, slate_table_for)
+        for step, (thread_rows, loop_rows) in enumerate(zip(in_threads, on_the_loop, strict=True)):
+            assert thread_rows == loop_rows, (seed, step, first_difference(thread_rows, loop_rows))
         made |= kinds
     assert made >= SLATE_KINDS, SLATE_KINDS - made

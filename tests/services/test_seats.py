@@ -12,7 +12,7 @@ from games.models import Rubber, Seat, Table
 from games.services import tables
 from games.services.changes.decide import changed_seat
 from games.services.club_page import open_tables, standings
-from games.services.snapshots import editable_snapshot, view_state
+from games.services.snapshots import editable_copy, snapshot_of, view_state
 from games.services.tables import TableError
 from tests.personas import Cast, member
 from tests.services.test_away import play_out_the_hand, step
@@ -197,8 +197,10 @@ def test_who_a_phone_holds_is_read_again_once_a_seat_changes_hands(klaver: Cast)
     table = anna_and_bram_with_two_computer_players(klaver)
     shared = view_state(table.pk)
     assert shared.held_by(klaver.bram.holder) == [1]
-    same = editable_snapshot(table.pk)
-    assert same is not None and shared.seat_keys is not None and same.seat_keys is not None
+    kept = snapshot_of(table.pk)
+    assert kept is not None
+    same = editable_copy(kept)
+    assert shared.seat_keys is not None and same.seat_keys is not None
     assert same.seat_keys[1] is shared.seat_keys[1]  # passed on, not read again
     assert same.held_by(klaver.bram.holder) == [1]
     holder = klaver.guus.holder

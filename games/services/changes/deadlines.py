@@ -21,9 +21,11 @@ from games.services.changes.decide import (
     change,
     change_here,
     changed_seat,
+    on_the_loop,
+    set_windows,
 )
-from games.services.changes.play import apply_action, mark_ready
-from games.services.changes.rubbers import deal, set_windows
+from games.services.changes.play import apply_action
+from games.services.changes.rubbers import deal
 from games.services.changes.seats import close
 from games.services.conf import pace
 from games.services.state import TableState, last_seen
@@ -72,7 +74,7 @@ def _carry_out(state: TableState, step: Step, now: datetime, decision: Action | 
         assert step.seat is not None
         if decision is not None:
             apply_action(state, decision, now)
-        mark_ready(state, step.seat)
+        set_windows(state, table_rules.done_with_laundry(state.moment(), step.seat, now))
     elif step.kind == "bot_offer":
         assert step.seat is not None
         if decision is None:
@@ -116,17 +118,21 @@ async def fire_here(table_id: int) -> bool:
     there is no snapshot, the step due is not a deal (a computer player thinks, a table pauses,
     a laundry closes: decided on the table as the database has it), or the write found the
     table moved on: the caller fires it in a worker thread, on the database's version."""
-    outcome = await change_here(table_id, _due_deal, alone=True)
+    outcome = await change_here(table_id, _due, alone=True)
     return outcome is not None and outcome.changed
 
 
 def _due(state: TableState, now: datetime) -> None:
     """The clock's decision: the step due at `now` carried out (NotDue when none is due; only
-    the next deadline noted when the table waits for nothing now)."""
+    the next deadline noted when the table waits for nothing now). On the event loop a deal
+    alone: a computer player thinks in a worker thread, and a table pauses or closes a window
+    on its phones' presence as the database has it."""
     deadline = state.table.deadline_at
     if deadline is None or deadline > now:
         raise NotDue
     step = due_step(state, now)
+    if on_the_loop() and (step is None or step.kind != "deal"):
+        raise InThread
     if step is None:
         raise Unchanged
     decision = _think(state, step) if step.kind in BOT_STEPS else None
@@ -138,14 +144,3 @@ def _due(state: TableState, now: datetime) -> None:
         state.table.deadline_at = now + timedelta(seconds=5)
         store.note_deadline(state.table, state.table.version)
         raise NotDue from None
-
-
-def _due_deal(state: TableState, now: datetime) -> None:
-    """`_due` on the event loop, for a deal alone (no computer player thinks on the loop)."""
-    deadline = state.table.deadline_at
-    if deadline is None or deadline > now:
-        raise NotDue
-    step = due_step(state, now)
-    if step is None or step.kind != "deal":
-        raise InThread
-    _carry_out(state, step, now, None)

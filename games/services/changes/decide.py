@@ -2,21 +2,24 @@
 the table as one version left it (read from the database, or this process's snapshot of it),
 with no lock held, and committed by the store at the version it was decided on.
 
-`change` reads the table from the database in a worker thread (a view, the clock, a
-phone's change that needs the database) and decides a lost race once more, refusing it as
-`busy` only after a second loss. `change_here` decides on the process's snapshot from the event
-loop and commits with `store.acommit`, handing whatever it cannot write to `change`
-(`change_anywhere`). The decisions themselves are in the modules beside this one, by job.
+`change` is the decider: it reads the table from the database (a worker thread, a view, a
+command), decides, commits, and decides a lost race once more, refusing it as `busy` only
+after a second loss. `achange` is the same decider from the event loop (a phone's socket): it
+decides on the process's snapshot of the table first (`change_here`: no query, committed by
+`store.acommit`), and hands whatever that cannot settle to `change` in a worker thread. The
+decisions themselves are in the modules beside this one, by job.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from channels.db import database_sync_to_async
+from django.core.exceptions import SynchronousOnlyOperation
 from django.utils import timezone
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
@@ -28,7 +31,7 @@ from games.models import (
 )
 from games.services import store
 from games.services.conf import pace
-from games.services.snapshots import clone, editable_copy, editable_snapshot, read_state
+from games.services.snapshots import clone, editable_copy, read_state, snapshot_of
 from games.services.state import TableState
 
 
@@ -84,6 +87,16 @@ class NotDue(Exception):
 class InThread(Exception):
     """Raised by a decision made on the event loop that must be made in a worker thread (a
     computer player thinks there, and a pausing table reads the database)."""
+
+
+def on_the_loop() -> bool:
+    """Whether the decision is being made on the event loop (`achange`), where nothing may
+    wait: a decision that must wait raises InThread there."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
 
 # A decision: the change checked against `state` and applied to it, at `now` (raising
@@ -153,23 +166,36 @@ def _change_now(table_id: int, make: Make, action_id: str | None = None, **kwarg
 change_in_thread = database_sync_to_async(_change_now)
 
 
+async def achange(table_id: int, make: Make, action_id: str | None = None) -> Outcome:
+    """`change` from the event loop (a phone's socket): decided on this process's snapshot of
+    the table (`change_here`), else in a worker thread on the database's version (`change`,
+    which decides a lost race once more)."""
+    outcome = await change_here(table_id, make, action_id)
+    if outcome is not None:
+        return outcome
+    return await change_in_thread(table_id, make, action_id)
+
+
 async def change_here(
     table_id: int, make: Make, action_id: str | None = None, *, alone: bool = False
 ) -> Outcome | None:
-    """The same decision from the event loop, on this process's snapshot of the table (no
+    """`achange`'s first half: the decision made on this process's snapshot of the table (no
     query, no replay), committed by the store on the loop where it can (`acommit`). None when
     it must be decided on the table as the database has it (`change`): there is no snapshot,
     the snapshot refused it (it may be a change behind: the database's word is told), the
-    change lost its race, or it must be made in a thread. `alone`: the loop's own writer or
-    nothing (the clock's)."""
-    state = editable_snapshot(table_id)
-    if state is None:
+    change lost its race, or it must be made in a thread (InThread, or a decision that reads
+    the database: Django refuses that on the loop before sending anything). `alone`: the loop's
+    own writer or nothing (the clock's, which calls the two halves itself to keep its own
+    limits on each)."""
+    shared = snapshot_of(table_id)
+    if shared is None:
         return None
+    state = editable_copy(shared)
     now = timezone.now()
     base = state.table.version
     try:
         make(state, now)
-    except (TableError, Unchanged, NotDue, InThread):
+    except (TableError, Unchanged, NotDue, InThread, SynchronousOnlyOperation):
         return None
     next_version(state, now)
     try:
@@ -178,15 +204,6 @@ async def change_here(
     except store.Duplicate as duplicate:
         return Outcome(duplicate.version, duplicate=True)
     return None
-
-
-async def change_anywhere(table_id: int, make: Make, action_id: str | None = None) -> Outcome:
-    """A change from the event loop: decided on the snapshot (`change_here`), else in a worker
-    thread on the database's version (`change`, which decides a lost race once more)."""
-    outcome = await change_here(table_id, make, action_id)
-    if outcome is not None:
-        return outcome
-    return await change_in_thread(table_id, make, action_id)
 
 
 def next_version(state: TableState, now: datetime) -> None:
@@ -213,3 +230,12 @@ def changed_seat(state: TableState, index: int, **fields: Any) -> Seat:
     store.with_update(state, seat, **fields)
     state.base = None
     return seat
+
+
+def set_windows(state: TableState, windows: table_rules.Windows) -> None:
+    """The table's fields as the engine's windows leave them (games/engine/table.py)."""
+    table = state.table
+    table.laundry_until = windows.laundry_until
+    if windows.laundry_ready is not table.laundry_ready:
+        table.laundry_ready = list(windows.laundry_ready)
+    table.awaiting_since = windows.awaiting_since

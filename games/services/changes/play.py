@@ -19,12 +19,12 @@ from games.services.changes.decide import (
     Make,
     Outcome,
     TableError,
+    achange,
     change,
-    change_anywhere,
     check_door,
+    set_windows,
 )
-from games.services.changes.rubbers import end_hand, set_windows
-from games.services.changes.seats import laundry_done
+from games.services.changes.rubbers import end_hand
 from games.services.conf import pace
 from games.services.refusals import engine_message, refusal_message
 from games.services.state import Holder, TableState, seat_keys
@@ -37,7 +37,7 @@ def act(
 ) -> Outcome:
     """A player's action from a phone: applied once per `action_id`, or refused with a reason."""
     check_action_id(action_id)
-    return change(table_id, _playing(holder, seat, payload), action_id)
+    return change(table_id, playing(holder, seat, payload), action_id)
 
 
 async def act_here(
@@ -46,10 +46,12 @@ async def act_here(
     """`act`, from the event loop (the phones' websocket): decided on this process's snapshot
     of the table where it can, else on the database's version in a worker thread."""
     check_action_id(action_id)
-    return await change_anywhere(table_id, _playing(holder, seat, payload), action_id)
+    return await achange(table_id, playing(holder, seat, payload), action_id)
 
 
-def _playing(holder: Holder, seat: int, payload: Mapping[str, Any]) -> Make:
+def playing(holder: Holder, seat: int, payload: Mapping[str, Any]) -> Make:
+    """The decision of a player's action (`play`), for the decider."""
+
     def make(state: TableState, now: datetime) -> None:
         play(state, holder, seat, payload, now)
 
@@ -113,6 +115,11 @@ def check_hand(state: TableState, named: Any) -> None:
 
 def ready(table_id: int, holder: Holder, seat: int, hand: str | None = None) -> int:
     """A player is done with the laundry; when every seat is, the window closes early."""
+    return change(table_id, readying(holder, seat, hand)).version
+
+
+def readying(holder: Holder, seat: int, hand: str | None = None) -> Make:
+    """The decision of `ready`, for the decider."""
 
     def make(state: TableState, now: datetime) -> None:
         check_door(state.table)
@@ -121,17 +128,9 @@ def ready(table_id: int, holder: Holder, seat: int, hand: str | None = None) -> 
         check_hand(state, hand)
         if not state.laundry_open(now):
             raise TableError("laundry_closed", _("The laundry is over."))
-        mark_ready(state, seat)
+        set_windows(state, table_rules.done_with_laundry(state.moment(), seat, now))
 
-    return change(table_id, make).version
-
-
-def mark_ready(state: TableState, seat: int) -> None:
-    table = state.table
-    if seat not in table.laundry_ready:
-        table.laundry_ready = [*table.laundry_ready, seat]
-    if laundry_done(state):
-        table.laundry_until = None
+    return make
 
 
 def apply_action(state: TableState, action: Action, now: datetime) -> None:

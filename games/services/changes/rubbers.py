@@ -17,10 +17,12 @@ from games.models import (
 )
 from games.services import events, store
 from games.services.changes.decide import (
+    Make,
     TableError,
     change,
     changed_seat,
     check_door,
+    set_windows,
 )
 from games.services.conf import pace
 from games.services.refusals import refusal_message
@@ -32,6 +34,11 @@ def start_rubber(table_id: int, who: User | Holder, *, slate: bool = False) -> i
     seats after the last). `who`: a member, or whoever a phone speaks for (a guest too);
     `slate`: asked by the slate's service for its keeper (`check_door`)."""
     holder = who if isinstance(who, Holder) else Holder(user_id=who.pk)
+    return change(table_id, starting(holder, slate=slate)).version
+
+
+def starting(holder: Holder, *, slate: bool = False) -> Make:
+    """The decision of `start_rubber`, for the decider."""
 
     def make(state: TableState, now: datetime) -> None:
         table = state.table
@@ -43,11 +50,12 @@ def start_rubber(table_id: int, who: User | Holder, *, slate: bool = False) -> i
         if refused is not None:
             raise TableError(refused.code, refusal_message(refused))
         rules = state.rules
-        previous = state.rubber
-        last = store.last_hand(previous.pk) if previous is not None and previous.over else []
-        # After a rubber at these seats its last hand names the first dealer; else the engine
-        # draws one.
-        result, seats = (last[0].result, last[0].seats) if last else (None, ())
+        previous, last = state.rubber, state.hand_row
+        if previous is None or not previous.over or last is None or last.rubber_id != previous.pk:
+            last = None
+        # After a rubber at these seats its last hand (the state's) names the first dealer;
+        # else the engine draws one.
+        result, seats = (last.result, last.seats) if last is not None else (None, ())
         dealer = first_dealer(table.seat_count, result, seats)
         rubber = Rubber(
             table=table,
@@ -80,7 +88,7 @@ def start_rubber(table_id: int, who: User | Holder, *, slate: bool = False) -> i
         state.rubber, state.hand_row, state.hand, state.hand_seats = rubber, None, None, []
         deal(state, now)
 
-    return change(table_id, make).version
+    return make
 
 
 def deal(state: TableState, now: datetime, *, again: bool = False) -> bool:
@@ -126,15 +134,6 @@ def deal(state: TableState, now: datetime, *, again: bool = False) -> bool:
     state.base = None  # a new hand: other processes read it (its cards) from the database
     set_windows(state, table_rules.dealt(hand, pace(), now))
     return bool(back or buying)
-
-
-def set_windows(state: TableState, windows: table_rules.Windows) -> None:
-    """The table's fields as the engine's windows leave them (games/engine/table.py)."""
-    table = state.table
-    table.laundry_until = windows.laundry_until
-    if windows.laundry_ready is not table.laundry_ready:
-        table.laundry_ready = list(windows.laundry_ready)
-    table.awaiting_since = windows.awaiting_since
 
 
 def end_hand(state: TableState, now: datetime) -> None:

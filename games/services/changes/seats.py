@@ -27,10 +27,12 @@ from games.models import (
 from games.services import store
 from games.services.access import is_admin, is_member
 from games.services.changes.decide import (
+    Make,
     TableError,
     change,
     changed_seat,
     check_door,
+    set_windows,
 )
 from games.services.refusals import refusal_message
 from games.services.snapshots import read_state
@@ -235,6 +237,11 @@ def close_table(table_id: int, user: User, confirmed: bool = False) -> int:
     """The table's creator or an admin of its club closes it: nothing more is played there. A
     rubber it leaves unfinished is abandoned, and counts in no standings: with one under way
     the close is refused unless `confirmed` (she was told what is lost)."""
+    return change(table_id, closing(user, confirmed)).version
+
+
+def closing(user: User, confirmed: bool = False) -> Make:
+    """The decision of `close_table`, for the decider."""
 
     def make(state: TableState, now: datetime) -> None:
         table = state.table
@@ -251,7 +258,7 @@ def close_table(table_id: int, user: User, confirmed: bool = False) -> int:
             )
         close(state)
 
-    return change(table_id, make).version
+    return make
 
 
 def rubber_under_way(state: TableState) -> bool:
@@ -264,6 +271,7 @@ def close(state: TableState) -> None:
     """Nothing more is played at the table; a rubber it leaves unfinished is abandoned."""
     rubber = state.rubber
     if rubber is not None and not rubber.over:
+        rubber.abandoned = True  # the state's copy, as written
         store.with_update(state, rubber, abandoned=True)
     state.table.status = Table.Status.CLOSED
     state.table.paused = False
@@ -300,13 +308,18 @@ def arrive(table_id: int, holder: Holder) -> None:
 def go_away(table_id: int, holder: Holder, index: int, reason: str) -> int:
     """A player steps away: on a break at any moment, or buying a round between hands (once a
     rubber). The table plays for her meanwhile; every phone shows who is away and why."""
+    return change(table_id, going_away(holder, index, reason)).version
+
+
+def going_away(holder: Holder, index: int, reason: str) -> Make:
+    """The decision of `go_away`, for the decider."""
 
     def make(state: TableState, now: datetime) -> None:
         check_door(state.table)
         own_seat(state, holder, index)
         step_away(state, index, reason, now)
 
-    return change(table_id, make).version
+    return make
 
 
 def step_away(state: TableState, index: int, reason: str, now: datetime) -> None:
@@ -328,13 +341,18 @@ def step_away(state: TableState, index: int, reason: str, now: datetime) -> None
     if seat.away == reason and not seat.back_at_deal:
         raise TableError("already_away", _("You are away already."))
     changed_seat(state, index, away=reason, back_at_deal=False)
-    if state.laundry_open(now) and laundry_done(state):
-        table.laundry_until = None
+    # She has no say in the laundry now: it may close early.
+    set_windows(state, table_rules.done_with_laundry(state.moment(), None, now))
 
 
 def come_back(table_id: int, holder: Holder, index: int) -> int:
     """Back at the table: from a break at once (she plays her own cards if she has not folded);
     from buying a round at the next deal, the hand under way staying as it was dealt."""
+    return change(table_id, coming_back(holder, index)).version
+
+
+def coming_back(holder: Holder, index: int) -> Make:
+    """The decision of `come_back`, for the decider."""
 
     def make(state: TableState, now: datetime) -> None:
         check_door(state.table)
@@ -342,7 +360,7 @@ def come_back(table_id: int, holder: Holder, index: int) -> int:
         step_back(state, index)
         state.table.paused = False  # she is at the table: it goes on
 
-    return change(table_id, make).version
+    return make
 
 
 def step_back(state: TableState, index: int) -> None:
@@ -364,9 +382,3 @@ def own_seat(state: TableState, holder: Holder, index: Any) -> Seat:
     if not holder.holds(seat_keys(seat)):
         raise TableError("not_your_seat", _("That is not your seat."))
     return seat
-
-
-def laundry_done(state: TableState) -> bool:
-    return table_rules.laundry_done(
-        state.hand_seats, state.table.laundry_ready, [s.away for s in state.seats]
-    )
