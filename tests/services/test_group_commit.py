@@ -1,6 +1,7 @@
-"""Changes written from the event loop in a worker thread (those with more rows than the table's
-and the hand's record: a deal, the end of a hand) share one transaction when they come together
-(games/services/store/claim.py, `GroupCommit`): each is written, or not, exactly as alone."""
+"""Changes written from the event loop in a worker thread (those with ORM work: a seat, a
+rubber) share one transaction when they come together (games/services/store/claim.py,
+`GroupCommit`): each is written, or not, exactly as alone. What each writes is the walk's
+(tests/services/every_change_cases.py); these are the races and faults a walk never meets."""
 
 from __future__ import annotations
 
@@ -13,26 +14,11 @@ from django.utils import timezone
 
 from games.models import ActionReceipt, PlayedHand, Seat, Table
 from games.services import store
-from games.services.store import claim
 from tests.personas import Cast
 from tests.services.loop_write_cases import a_card, decided, snapshot
 from tests.tables import four_people_table, people
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
-
-
-@pytest.fixture
-def batches(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """How many changes each transaction of the group commit held."""
-    sizes: list[int] = []
-    real = claim.write_all
-
-    def counted(changes: list[Any]) -> list[Exception | None]:
-        sizes.append(len(changes))
-        return real(changes)
-
-    monkeypatch.setattr(claim, "write_all", counted)
-    return sizes
 
 
 async def a_decided_card(klaver: Cast, table: Table, action_id: str) -> tuple[Any, ...]:
@@ -57,35 +43,7 @@ def written(table: Table) -> tuple[int, int, list[str]]:
     )
 
 
-async def test_changes_that_come_together_share_one_transaction(
-    klaver: Cast, batches: list[int]
-) -> None:
-    at = [await sync_to_async(four_people_table)(klaver) for _ in range(3)]
-    before = [await sync_to_async(written)(table) for table in at]
-    changes = [await a_decided_card(klaver, table, f"c{i}") for i, table in enumerate(at)]
-    outcomes = await asyncio.gather(*(store.acommit(*change) for change in changes))
-    assert outcomes == [True, True, True]
-    assert batches == [3]
-    for i, table in enumerate(at):
-        version, actions, _ = before[i]
-        assert await sync_to_async(written)(table) == (version + 1, actions + 1, [f"c{i}"])
-
-
-async def test_changes_that_come_while_one_is_written_go_together_next(
-    klaver: Cast, batches: list[int]
-) -> None:
-    at = [await sync_to_async(four_people_table)(klaver) for _ in range(3)]
-    first, *rest = [await a_decided_card(klaver, table, f"c{i}") for i, table in enumerate(at)]
-    on_its_way = asyncio.ensure_future(store.acommit(*first))
-    await asyncio.sleep(0)  # the first is sent at once, alone
-    outcomes = await asyncio.gather(*(store.acommit(*change) for change in rest))
-    assert await on_its_way and outcomes == [True, True]
-    assert batches == [1, 2]
-
-
-async def test_a_change_that_lost_its_race_costs_the_others_nothing(
-    klaver: Cast, batches: list[int]
-) -> None:
+async def test_a_change_that_lost_its_race_costs_the_others_nothing(klaver: Cast) -> None:
     """Two changes decided on one version of a table: the first is written, the second
     writes nothing (its caller decides again), and a third table's change is written."""
     one, other = [await sync_to_async(four_people_table)(klaver) for _ in range(2)]
@@ -94,13 +52,12 @@ async def test_a_change_that_lost_its_race_costs_the_others_nothing(
     before_one = await sync_to_async(written)(one)
     outcomes = await asyncio.gather(*(store.acommit(*change) for change in [*twice, elsewhere]))
     assert outcomes == [True, False, True]
-    assert batches == [3]
     version, actions, _ = before_one
     assert await sync_to_async(written)(one) == (version + 1, actions + 1, ["a"])
     assert (await sync_to_async(written)(other))[2] == ["c"]
 
 
-async def test_a_change_that_fails_fails_alone(klaver: Cast, batches: list[int]) -> None:
+async def test_a_change_that_fails_fails_alone(klaver: Cast) -> None:
     """A change whose writing raises is not written, and its caller hears why; the change
     beside it in the transaction is written."""
     broken, sound = [await sync_to_async(four_people_table)(klaver) for _ in range(2)]
@@ -117,7 +74,6 @@ async def test_a_change_that_fails_fails_alone(klaver: Cast, batches: list[int])
         *(store.acommit(*change) for change in (bad, good)), return_exceptions=True
     )
     assert isinstance(outcomes[0], RuntimeError) and outcomes[1] is True
-    assert batches == [2]
     assert await sync_to_async(written)(broken) == before
     assert (await sync_to_async(Table.objects.get)(pk=broken.pk)).profile_name != "half way"
     assert (await sync_to_async(written)(sound))[2] == ["good"]
