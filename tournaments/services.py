@@ -291,19 +291,24 @@ def _open_table(
 
 def guest_link(entry: Entry) -> str:
     """The token of a guest's seat link: her phone opens it to hold her seats at live tables."""
-    return signing.dumps({"t": entry.tournament_id, "g": entry.guest_id}, salt=GUEST_LINK_SALT)
+    # No moment in it: the same link whenever it is shown, good for the whole tournament.
+    signer = signing.Signer(salt=GUEST_LINK_SALT)
+    return signer.sign_object({"t": entry.tournament_id, "g": entry.guest_id})
 
 
 def guest_of_link(tournament: Tournament, token: str) -> Guest:
     """The guest a seat link names, or TournamentError for a link forged or of another
     tournament."""
     try:
-        data = signing.loads(token, salt=GUEST_LINK_SALT)
-    except signing.BadSignature:
+        data = signing.Signer(salt=GUEST_LINK_SALT).unsign_object(token)
+    except (signing.BadSignature, ValueError):
         raise TournamentError(_("That link is not valid.")) from None
+    named = data.get("g") if isinstance(data, dict) else None
+    if not isinstance(named, int) or data.get("t") != tournament.pk:
+        raise TournamentError(_("That link is not valid."))
     entry = Entry.objects.filter(
-        tournament=tournament, guest_id=data.get("g"), guest__user__isnull=True
+        tournament=tournament, guest_id=named, guest__user__isnull=True
     ).first()
-    if data.get("t") != tournament.pk or entry is None or entry.guest is None:
+    if entry is None or entry.guest is None:
         raise TournamentError(_("That link is not valid."))
     return entry.guest

@@ -250,10 +250,10 @@ def test_a_guests_seat_link_lets_her_phone_hold_her_seat(klaver: Cast) -> None:
     assert drawn is not None
     code = drawn.code
     assert code in response.content.decode()
-    # The table's page now shows her seat as hers.
-    table = phone.get(f"/t/{code}/")
-    assert table.status_code == 200
-    assert "data-seat" in table.content.decode() or "Kees" in table.content.decode()
+    # The table's page now offers her what a player at the table has: its start and her seat.
+    table = phone.get(f"/t/{code}/").content.decode()
+    assert "action-start" in table and "action-leave" in table
+    assert "action-start" not in Client().get(f"/t/{code}/").content.decode()
 
 
 # -- playing it through ----------------------------------------------------------------------
