@@ -141,3 +141,14 @@ def pytest_sessionfinish() -> None:
     from tests.scaleout.servers import drop_templates
 
     drop_templates()
+
+
+@pytest.fixture(autouse=True)
+def server_kept_time() -> Iterator[None]:
+    """A test that made the process lose its database (games.services.state.phones_unheard),
+    or start as a server, leaves no gap in the tables' clocks to the next."""
+    from games.services.state import forget_resumed
+
+    forget_resumed()
+    yield
+    forget_resumed()

@@ -234,9 +234,19 @@ class Moment(NamedTuple):
     away: Sequence[str] = ()
     # Nobody was at the table: the clock waits for someone to come back.
     paused: bool = False
+    # The server could not keep the table's time before this moment (it started, or had its
+    # database back): no clock that counts a person's time (her phone's grace, her turn, her
+    # answer) runs out from what it counted before it. None: the server kept time throughout.
+    resumed_at: datetime | None = None
 
     def is_away(self, table_seat: int) -> bool:
         return bool(self.away) and bool(self.away[table_seat])
+
+    def heard(self, table_seat: int) -> datetime:
+        """When the seat's phone counts as last heard: its own moment (the table's last change
+        when it has none), or the moment the server resumed if that is later; a phone the
+        server could not hear is not a phone gone quiet."""
+        return _later(self.seats[table_seat].last_seen or self.changed_at, self.resumed_at)
 
     def nobody_here_from(self, pace: Pace) -> datetime | None:
         """From when nobody is at the table, unless a phone is heard again: the last moment a
@@ -247,11 +257,7 @@ class Moment(NamedTuple):
         if not people:
             return None
         grace = timedelta(seconds=pace.grace)
-        here = [
-            (self.seats[i].last_seen or self.changed_at) + grace
-            for i in people
-            if not self.is_away(i) or self.seats[i].back
-        ]
+        here = [self.heard(i) + grace for i in people if not self.is_away(i) or self.seats[i].back]
         return max(here) if here else self.changed_at + timedelta(seconds=pace.bot)
 
 
@@ -362,7 +368,7 @@ def _answers_close(table: Moment, hand: Hand) -> datetime | None:
     """`answers_close`, of `hand`: the table's, as it is once its laundry is over."""
     if not hand.awaiting or hand.rules.response_order != "simultaneous":
         return None
-    since = table.awaiting_since or table.changed_at
+    since = _later(table.awaiting_since or table.changed_at, table.resumed_at)
     return since + timedelta(seconds=hand.rules.response_seconds)
 
 
@@ -510,14 +516,19 @@ def steps_while_here(table: Moment, pace: Pace, now: datetime) -> list[Step]:
             continue
         # The turn clock, or sooner if her phone goes quiet for the grace period.
         turn = turn_ends(table, pace)
-        grace = (seat.last_seen or changed) + timedelta(seconds=pace.grace)
+        grace = table.heard(table_seat) + timedelta(seconds=pace.grace)
         steps.append(Step(min(turn, max(bot_at, grace)), "auto", table_seat))
     return steps
 
 
 def turn_ends(table: Moment, pace: Pace) -> datetime:
-    """When the table plays for a due player whose phone is heard: the turn clock she sees."""
-    return table.changed_at + timedelta(seconds=pace.turn)
+    """When the table plays for a due player whose phone is heard: the turn clock she sees,
+    counted from the last change, or afresh from when the server resumed."""
+    return _later(table.changed_at, table.resumed_at) + timedelta(seconds=pace.turn)
+
+
+def _later(moment: datetime, other: datetime | None) -> datetime:
+    return moment if other is None or other <= moment else other
 
 
 def next_deadline(steps: Sequence[Step]) -> datetime | None:

@@ -24,10 +24,12 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from channels.db import database_sync_to_async
+from django.db import InterfaceError, OperationalError
 from django.utils import timezone
 
 from games.live import hub, notices
 from games.services import events, store, tables
+from games.services.state import phones_heard, phones_unheard, server_started, unheard
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +62,7 @@ async def lifespan(scope: dict[str, Any], receive: Any, send: Any) -> None:
     while True:
         message = await receive()
         if message["type"] == "lifespan.startup":
-            ensure_started()
+            start_with_server_now()
             await send({"type": "lifespan.startup.complete"})
         elif message["type"] == "lifespan.shutdown":
             await send({"type": "lifespan.shutdown.complete"})
@@ -77,7 +79,15 @@ def start_with_server() -> None:
     from twisted.internet import reactor
 
     # Startup callbacks run just before the asyncio loop does: start one tick later, inside it.
-    reactor.callWhenRunning(reactor.callLater, 0, ensure_started)  # type: ignore[attr-defined]
+    reactor.callWhenRunning(reactor.callLater, 0, start_with_server_now)  # type: ignore[attr-defined]
+
+
+def start_with_server_now() -> None:
+    """The server starts: its clock starts, and the phones it served before it stopped (or
+    that another process served, if it was down too) get their grace to reconnect from now,
+    however long it was down."""
+    server_started(timezone.now())
+    ensure_started()
 
 
 def _changed(sender: Any, *, deadline: datetime | None = None, **_: Any) -> None:
@@ -223,9 +233,19 @@ async def _run() -> None:
                 del held[table_id]
         try:
             due, upcoming = await _due_async(firing | set(held), _tables_here())
+        except (OperationalError, InterfaceError):
+            # No person's clock counts on while the database is away (games.services.state).
+            if not unheard():
+                log.warning("the table clock cannot reach the database; trying again")
+            phones_unheard()
+            due, upcoming = [], None
         except Exception:
             log.exception("the table clock failed; trying again")
             due, upcoming = [], None
+        else:
+            if unheard() and not hub.beating():
+                # No phone here: nothing to write first (the hub's round does it where there is).
+                phones_heard(timezone.now())
         if loop.time() >= caught_up + CATCH_UP_SECONDS and (
             catching_up is None or catching_up.done()
         ):

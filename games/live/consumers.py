@@ -48,6 +48,9 @@ CLOSE_NOT_ALLOWED = 4403
 CLOSE_NOT_FOUND = 4404
 CLOSE_FLOOD = 4429
 ANSWERED = -1  # an action's answer went out with a view
+# What a phone sends when it has said nothing for a heartbeat round: it is here. Matched as
+# the phone writes it, before any parsing: one a phone every few seconds at every table.
+PING = '{"type":"ping"}'
 
 
 class DirectDispatch:
@@ -128,6 +131,11 @@ class TableConsumer(DirectDispatch, AsyncWebsocketConsumer):
         self.awaiting: set[str] = set()
         self.answers: dict[str, int] = {}
         self.sent_at = time.monotonic()
+        # When the phone last sent anything: its presence (games/live/hub.py, `heard`). A
+        # phone pings when it has nothing else to say (static/js/table.js); until its first
+        # ping (a page from before pings) an open socket is all there is to go by.
+        self.heard_at = self.sent_at
+        self.pings = False
         self.shown = None
         user = self.scope.get("user")
         self.user_id = user.pk if user is not None and user.is_authenticated else None
@@ -177,8 +185,12 @@ class TableConsumer(DirectDispatch, AsyncWebsocketConsumer):
     # -- from the phone -------------------------------------------------------------------------
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        self.heard_at = time.monotonic()
         if self._flooding():
             await self.close(code=CLOSE_FLOOD)
+            return
+        if text_data == PING:
+            self.pings = True
             return
         if text_data is None:
             await self.send_error(_("Frames must be text (JSON)."))
@@ -207,12 +219,16 @@ class TableConsumer(DirectDispatch, AsyncWebsocketConsumer):
             # nothing was written, and the phone sends the same action again (same id) shortly.
             log.warning("table %s: a frame met a database error; the phone retries", self.table_id)
             await self.send_error(
-                _("The table did not hear that; trying again…"), "retry", frame.get("id")
+                _("The server is catching up. Your tap is kept and sent again."),
+                "retry",
+                frame.get("id"),
             )
 
     async def handle_frame(self, frame: dict[str, Any]) -> None:
         kind = frame.get("type", "action")
-        if kind == "sync":
+        if kind == "ping":
+            self.pings = True  # written another way than the phone's own (PING)
+        elif kind == "sync":
             await self.send_view(force=True)
         elif kind == "show":
             self.shown = self._own_seat(frame)
@@ -326,6 +342,11 @@ class TableConsumer(DirectDispatch, AsyncWebsocketConsumer):
         """The server is here and hears the table: a phone that hears nothing for a while
         says so and reconnects (static/js/table.js)."""
         await self.send(text_data='{"beat":1}')
+
+    async def wait(self) -> None:
+        """The server is here but cannot reach its database: the phone says the server is
+        catching up and keeps the taps it has not had answered (static/js/table.js)."""
+        await self.send(text_data='{"wait":1}')
 
     async def send(
         self, text_data: str | None = None, bytes_data: bytes | None = None, close: bool = False

@@ -28,19 +28,25 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from channels.db import database_sync_to_async
+from django.db import InterfaceError, OperationalError
+from django.utils import timezone
 
 from games.live import notices
 from games.models import PlayedHand
-from games.services import events, store
+from games.services import events, store, tables
 from games.services.access import watchers_allowed
 from games.services.conf import seconds
 from games.services.snapshots import advance, refresh_presence, view_state
-from games.services.state import Holder, TableState
+from games.services.state import Holder, TableState, phones_heard, phones_unheard
 from games.view.parts import Shared
 
 log = logging.getLogger(__name__)
 
 PING_SECONDS = 5.0  # a quiet listening connection that does not answer this soon is made again
+# A phone that pings (static/js/table.js: once a heartbeat round when it has said nothing
+# else) is here while it was heard within this many rounds; its grace counts from the last
+# round that heard it.
+HEARD_ROUNDS = 1.5
 
 
 class Phone(Protocol):
@@ -56,7 +62,12 @@ class Phone(Protocol):
     can_keep: bool  # a slate's keeper (her view has the slate's buttons)
     by_code: bool  # follows a slate by its code: no membership to check
 
+    heard_at: float  # time.monotonic() of the last frame it sent
+    pings: bool  # it has pinged: its presence follows what it sends
+
     async def beat(self) -> None: ...
+
+    async def wait(self) -> None: ...
 
     def held_in(self, state: TableState) -> tuple[int, ...]:
         """The seats its holder holds in `state`."""
@@ -79,6 +90,7 @@ class Hub:
         self.to_render: dict[int, list[dict[str, Any]]] = {}  # table -> changes heard, to render
         self.wake = asyncio.Event()
         self.listen_failures = 0  # tries to listen that failed since it last worked
+        self.unreachable = False  # the last heartbeat round could not reach the database
 
     # -- phones come and go (on the event loop) ----------------------------------------------
 
@@ -208,20 +220,64 @@ class Hub:
     async def _beat(self) -> None:
         while True:
             await asyncio.sleep(seconds("TOEPEN_HEARTBEAT_SECONDS"))
-            with self.lock:
-                held = {
-                    (phone.table_id, phone.holder)
-                    for phones in self.phones.values()
-                    for phone in phones
-                    if phone.seats
-                }
             try:
-                if held:
-                    await database_sync_to_async(store.mark_seen_all)(held)
-                await self.catch_up()
-                await self.tend()
+                await self.beat_round()
             except Exception:
                 log.exception("heartbeats failed")
+
+    async def beat_round(self) -> None:
+        """One heartbeat round: the presence of the phones heard lately written in one
+        `UPDATE` (a paused table one of them holds a seat at goes on), the phones caught up
+        with the database, and `tend`. While the database does not answer, every phone here
+        hears that the server is catching up, once a round, and no person's clock at a table
+        counts on (`state.phones_unheard`) until presence reaches the database again."""
+        round_ = seconds("TOEPEN_HEARTBEAT_SECONDS")
+        quiet = time.monotonic() - HEARD_ROUNDS * round_
+        with self.lock:
+            held = {
+                (phone.table_id, phone.holder)
+                for phones in self.phones.values()
+                for phone in phones
+                if phone.seats and (phone.heard_at >= quiet or not phone.pings)
+            }
+        work = asyncio.ensure_future(self._heard_here(held))
+        while True:
+            # A database that does not answer at all (a connection waiting on a lost network,
+            # a locked file) is told as soon as one that refuses.
+            done, _ = await asyncio.wait({work}, timeout=round_)
+            if done:
+                break
+            phones_unheard()
+            await self.tell_waiting()
+        try:
+            work.result()
+        except (OperationalError, InterfaceError):
+            if not self.unreachable:
+                log.warning("the database is out of reach: the phones hear that the server waits")
+            self.unreachable = True
+            phones_unheard()
+            await self.tell_waiting()
+            return
+        if self.unreachable:
+            log.warning("the database answers again: the phones' clocks count from now")
+            self.unreachable = False
+        phones_heard(timezone.now())
+        await self.tend()
+
+    async def _heard_here(self, held: set[tuple[int, Holder]]) -> None:
+        if held:
+            await database_sync_to_async(tables.heard_all)(held)
+        await self.catch_up()
+
+    async def tell_waiting(self) -> None:
+        """Every phone here hears that the server is catching up (games.live.consumers)."""
+        with self.lock:
+            phones = [phone for phones in self.phones.values() for phone in phones]
+        for phone in phones:
+            try:
+                await phone.wait()
+            except Exception:
+                log.warning("a word that the server waits could not be sent", exc_info=True)
 
     async def tend(self) -> None:
         """Once a heartbeat round, after the database answered: a watching phone whose user may
@@ -403,6 +459,11 @@ def _logged(future: Any) -> None:
 
 
 _hub: Hub | None = None
+
+
+def beating() -> bool:
+    """Whether this process's hub beats the heart of phones (one has connected here)."""
+    return _hub is not None and _hub.started is not None and not _hub.loop.is_closed()
 
 
 def get() -> Hub:

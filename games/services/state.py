@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any, Final, NamedTuple
 
 from accounts.guests import SESSION_KEY as GUEST_SESSION_KEY
@@ -90,6 +90,52 @@ def set_presence(heard: dict[int, dict[int, datetime | None]]) -> None:
 
 def presence_round() -> dict[int, dict[int, datetime | None]]:
     return _heard
+
+
+# When this process last began to keep the tables' time again after a gap in which it could
+# not hear its phones (it started, or its heartbeats reach the database again), and whether it
+# is in such a gap now (a heartbeat round or a look of the clock failed). Every clock that
+# counts a person's time (her phone's grace, her turn, her answer) counts from then at the
+# earliest (`Moment.resumed_at`): a phone the server could not hear is not a phone gone quiet,
+# so a player is never played for or put on a break for the server's own fault.
+_resumed: datetime | None = None
+_deaf = False
+
+
+def server_started(at: datetime) -> None:
+    """The server started at `at`: the phones it served before get their grace to reconnect."""
+    global _resumed, _deaf
+    _resumed, _deaf = at, False
+
+
+def phones_unheard() -> None:
+    """The phones here cannot be heard now (the database is out of reach): until
+    `phones_heard`, every person's clock starts afresh at every look."""
+    global _deaf
+    _deaf = True
+
+
+def phones_heard(at: datetime) -> None:
+    """The phones' presence reaches the database again at `at` (after `phones_unheard`;
+    nothing otherwise)."""
+    global _resumed, _deaf
+    if _deaf:
+        _resumed, _deaf = at, False
+
+
+def unheard() -> bool:
+    return _deaf
+
+
+def resumed_at() -> datetime | None:
+    """The moment no person's clock at a table counts from before (None: no gap)."""
+    return datetime.now(UTC) if _deaf else _resumed
+
+
+def forget_resumed() -> None:
+    """No gap (a test's fresh start)."""
+    global _resumed, _deaf
+    _resumed, _deaf = None, False
 
 
 def last_seen(seat: Seat) -> datetime | None:
@@ -298,6 +344,7 @@ class TableState:
             awaiting_since=table.awaiting_since,
             away=away,
             paused=table.paused,
+            resumed_at=resumed_at(),
         )
 
     def _clock_seats(self) -> tuple[tuple[table_rules.Seat, ...], tuple[str, ...]]:
@@ -328,6 +375,9 @@ class TableState:
     def away_seats(self, now: datetime) -> set[int]:
         """The seats of people whose phones have not been heard from lately."""
         since = now - timedelta(seconds=seconds("TOEPEN_PRESENCE_SECONDS"))
+        resumed = resumed_at()
+        if resumed is not None and resumed >= since:
+            return set()  # nobody has been unheard for long since the server resumed
         round_ = _heard.get(self.table.pk)
         return {
             seat.index

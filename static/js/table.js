@@ -26,8 +26,9 @@
 
   var actionId = window.toepenActionId;  // static/js/site.js
 
+  var sentAt = 0; // when this phone last sent the server anything
   function send(frame) {
-    if (socket) socket.send(JSON.stringify(frame));
+    if (socket) { sentAt = Date.now(); socket.send(JSON.stringify(frame)); }
   }
 
   // The server says something at least every 1.25 heartbeat rounds (TOEPEN_HEARTBEAT_SECONDS);
@@ -41,6 +42,14 @@
     watchdog = setTimeout(function () { setOffline(true); sync(); }, BEAT_MS * 2);
   }
 
+  // The server counts a player as at the table while her phone is heard: a phone that has
+  // sent nothing for a heartbeat round pings, so one whose network went quiet stops counting
+  // (its grace runs) even while its socket looks open at the server.
+  var pinger = null;
+  function ping() {
+    if (open && Date.now() - sentAt >= BEAT_MS * 0.9) send({ type: "ping" });
+  }
+
   function sync() {
     send({ type: "sync" });
     // A socket that sleeps with the phone may look open and be dead: no answer, new socket.
@@ -50,14 +59,22 @@
 
   // -- actions the server has not confirmed ----------------------------------------------------
   // An action is kept until the server says it took it (the change's view carries data-ack; a
-  // repeated id, or a view overtaken by a newer one, gets {"ack": id}) or refused it (an error
-  // naming its id). It is sent again, with the same id, after a reconnect and when the server
-  // answers "retry" (its database was away): the server applies an id once, so a resend is safe.
+  // repeated id, or a view overtaken by a newer one, gets {"ack": id}) or refused it with a
+  // reason (an error naming its id), however long that takes. It is sent again, with the same
+  // id, after a reconnect, when the server answers "retry" (its database was away; again and
+  // again, every two seconds at most), and when the server is back after saying it waits for
+  // its database: the server applies an id once, so a resend is safe. Meanwhile the phone says
+  // the server is catching up and the tap is kept.
   var pending = {};
-  var RETRY_MS = [300, 1000, 2500, 5000];
+  var RETRY_MS = [250, 500, 1000, 2000];
+  var waiting = false; // the server said it cannot reach its database ({"wait":1})
 
   function keep(frame) {
     if (frame && frame.id && (frame.act || frame.type === "ready")) pending[frame.id] = { frame: frame, tries: 0 };
+  }
+  function answered(id) {
+    delete pending[id];
+    showWaiting();
   }
   function resendAll() {
     Object.keys(pending).forEach(function (id) { send(pending[id].frame); });
@@ -65,8 +82,24 @@
   function retry(id) {
     var p = pending[id];
     if (!p) return;
-    if (p.tries >= RETRY_MS.length) { delete pending[id]; return; }
-    setTimeout(function () { if (pending[id] && open) send(p.frame); }, RETRY_MS[p.tries++]);
+    p.retrying = true;
+    showWaiting();
+    var pause = RETRY_MS[Math.min(p.tries++, RETRY_MS.length - 1)];
+    clearTimeout(p.timer);
+    p.timer = setTimeout(function () { if (pending[id] && open) send(p.frame); }, pause);
+  }
+  // "The server is catching up": while it says it waits for its database, or a tap is being
+  // sent again because it could not be taken yet. Not "Reconnecting": the socket is open.
+  function showWaiting() {
+    var note = document.getElementById("table-waiting");
+    var retrying = Object.keys(pending).some(function (id) { return pending[id].retrying; });
+    if (note) note.hidden = !(open && (waiting || retrying));
+  }
+  function serverBack() {
+    if (!waiting) return;
+    waiting = false;
+    resendAll();
+    showWaiting();
   }
 
   // -- the socket ------------------------------------------------------------------------------
@@ -85,20 +118,29 @@
     var p = e.detail.parameters;
     if (p && (p.act || p.type === "ready") && !p.id) p.id = actionId();
     keep(p);
+    sentAt = Date.now();
   });
   document.body.addEventListener("htmx:wsOpen", function (e) {
     socket = e.detail.socketWrapper;
     open = true;
     fresh = true;
+    waiting = false;
     setOffline(false);
     listen();
+    sentAt = 0;
     resendAll();
+    ping(); // at once: from its first ping on, the server goes by what this phone sends
+    clearInterval(pinger);
+    pinger = setInterval(ping, BEAT_MS);
+    showWaiting();
   });
   document.body.addEventListener("htmx:wsClose", function (e) {
     var code = e.detail.event && e.detail.event.code;
     open = false;
     clearTimeout(watchdog);
+    clearInterval(pinger);
     setOffline(true);
+    showWaiting();
     // htmx retries 1006/1011/1012/1013 by itself; a clean close from a restarting server (1001,
     // 1000) is retried here. 4xxx is the table saying no: no retry.
     if (code === 1000 || code === 1001) setTimeout(function () { if (socket) socket.reconnect(); }, 300);
@@ -111,19 +153,30 @@
       // Not a view: the server's word on an action, or its heartbeat.
       e.preventDefault();
       var word = JSON.parse(text);
-      if (word.ack) delete pending[word.ack];
+      if (word.ack) answered(word.ack);
       if (open) setOffline(false);
+      if (word.wait) {
+        waiting = true;
+        showWaiting();
+      } else if (word.beat) {
+        serverBack();
+      }
       return;
     }
     var root = frameRoot(text);
     if (!root) return;
-    if (root.id === "table-error" && root.dataset.id) {
-      if (root.dataset.code === "retry") retry(root.dataset.id);
-      else delete pending[root.dataset.id];
+    if (root.id === "table-error" && root.dataset.code === "retry") {
+      // Not a refusal: the tap is kept and goes again; the note says so, not the error box.
+      e.preventDefault();
+      if (root.dataset.id) retry(root.dataset.id);
+      else { waiting = true; showWaiting(); }
+      return;
     }
+    if (root.id === "table-error" && root.dataset.id) answered(root.dataset.id);
     if (root.id !== "table-live" || !root.dataset.version) return;
+    serverBack();
     // The view of a change this phone's action made says so: it answers the action.
-    if (root.dataset.ack) delete pending[root.dataset.ack];
+    if (root.dataset.ack) answered(root.dataset.ack);
     var version = +root.dataset.version;
     if (last && version < last.version) {
       e.preventDefault(); // an older view after a newer one: keep the newer

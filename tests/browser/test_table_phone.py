@@ -358,6 +358,73 @@ def test_a_tap_lost_with_the_connection_is_sent_again_and_taken_once(phones: Pho
     assert len(plays) >= 2 and len({f["id"] for f in plays}) == 1, plays
 
 
+WAITING = "The server is catching up. Your taps are kept and count as soon as it is back."
+
+
+def test_a_tap_while_the_database_is_away_is_kept_until_it_is_taken_and_said_so(
+    phones: Phones,
+) -> None:
+    """The route in front of the socket plays the server while its database is away, for
+    longer than a phone once kept a tap (five sends, about 9 s): every action is answered
+    `retry`, as the server answers it then, every heartbeat is the server's word that it waits
+    ({"wait":1}), and the socket is dropped once on the way. The phone says the server is
+    catching up, never that it reconnects while its socket is open, keeps the tap through the
+    reconnect, and it is taken, once, when the database is back."""
+    server = phones.server
+    table = server.seed(people=["anna"], seats=3, bots={"1": "easy", "2": "easy"}, start=True)
+    page = phones.open(session=table["people"]["anna"])
+    away = False
+    plays: list[dict[str, Any]] = []
+    sockets = 0
+
+    def route(ws: Any) -> None:
+        nonlocal sockets
+        sockets += 1
+        first = sockets == 1
+        upstream = ws.connect_to_server()
+
+        def from_page(message: str | bytes) -> None:
+            frame = json.loads(message)
+            if not (away and frame.get("act")):
+                upstream.send(message)
+                return
+            plays.append(frame)
+            if first and len(plays) == 3:
+                ws.close(code=1001)  # and the socket drops on the way
+                return
+            ws.send(
+                '<div id="table-error" hx-swap-oob="true" data-code="retry"'
+                f' data-id="{frame["id"]}">The server is catching up.</div>'
+            )
+
+        def to_page(message: str | bytes) -> None:
+            ws.send('{"wait":1}' if away and message == '{"beat":1}' else message)
+
+        ws.on_message(from_page)
+        upstream.on_message(to_page)
+
+    page.route_web_socket(re.compile(r"/ws/tables/"), route)
+    page.goto(f"{server.url}/t/{table['code']}/")
+    page.locator(f"{PLAYABLE} .card").first.wait_for(timeout=30_000)
+    away = True
+    card = play_a_card(page, timeout=10)
+    waiting = page.locator("#table-waiting")
+    expect(waiting).to_be_visible(timeout=5000)
+    expect(waiting).to_have_text(WAITING)
+    deadline = time.monotonic() + 30
+    while len(plays) < 8:
+        assert time.monotonic() < deadline, f"the phone stopped sending its tap: {plays}"
+        page.wait_for_timeout(250)
+    expect(page.locator("#table-offline")).to_be_hidden()
+    expect(waiting).to_be_visible()
+    phones.shot(page, "catching-up")
+    assert sockets >= 2
+    away = False
+    expect(page.locator(f'#table-hand .card[data-card="{card}"]')).to_have_count(0, timeout=10_000)
+    expect(waiting).to_be_hidden()
+    assert {f["id"] for f in plays} == {plays[0]["id"]} and plays[0]["card"] == card
+
+
 def test_a_phone_that_hears_nothing_from_its_server_says_so_and_reconnects(
     phones: Phones,
 ) -> None:

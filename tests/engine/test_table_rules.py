@@ -570,3 +570,38 @@ def test_a_phone_silent_past_its_grace_drops_its_player_to_a_break(
     seen = None if quiet is None else NOW - timedelta(seconds=quiet)
     pace = Pace(grace=30.0)
     assert table_rules.dropped_to_a_break(rules, away, seen, pace, NOW) is expected
+
+
+@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(
+    dealt_hands(),
+    st.just(0) | st.integers(0, 40),
+    st.lists(st.booleans(), min_size=8, max_size=8),
+    st.booleans(),
+)
+def test_no_persons_clock_runs_out_on_time_the_server_could_not_keep(
+    dealt: tuple[Hand, int], steps: int, bots: list[bool], since: bool
+) -> None:
+    """Every phone was last heard long ago and every turn clock ran out, but the server only
+    kept time again from now (it started, or had its database back): nothing is done for or
+    about a person before the shortest of her clocks has run from now."""
+    hand, seed = dealt
+    hand = walked(hand, seed, steps)
+    moment = moment_of(hand, bots[: hand.n], False, since, heard=timedelta(seconds=1000))
+    pace = Pace()
+    gap_ends = NOW + timedelta(seconds=min(pace.grace, pace.turn, hand.rules.response_seconds))
+    for resumed, first in ((None, None), (NOW, gap_ends)):
+        planned = table_rules.plan(moment._replace(resumed_at=resumed), pace, NOW)
+        for_people = [
+            step
+            for step in planned
+            if step.kind in ("pause", "close_answers")
+            or (step.kind == "auto" and not bots[step.seat])
+        ]
+        if first is None:
+            # Kept time throughout: whatever is done for a person is overdue already.
+            assert all(step.when < NOW for step in for_people), for_people
+        else:
+            assert all(step.when >= first for step in for_people), for_people
+        if any(not bot for bot in bots[: hand.n]) and not hand.complete:
+            assert for_people, "a person's clock always runs while she plays"

@@ -675,7 +675,7 @@ async def test_a_database_error_during_an_action_asks_the_phone_to_send_it_again
     # the loop's connection, and then in the worker thread that decides it again.
     monkeypatch.setattr(store, "commit", write_once_away)
     monkeypatch.setattr(store.SqliteLoopWriter, "write", loop_write_once_away)
-    await refused(bram, frame, "trying again")
+    await refused(bram, frame, "catching up")
     reply = bram.frames[-1]
     assert 'data-code="retry"' in reply and 'data-id="retry1"' in reply
     assert await actions_of(table) == []
@@ -691,7 +691,7 @@ async def test_a_database_error_during_an_action_asks_the_phone_to_send_it_again
     await bram.close()
 
 
-async def test_a_quiet_phone_hears_the_heartbeat_and_none_while_the_database_is_away(
+async def test_a_quiet_phone_hears_the_heartbeat_and_that_the_server_waits_for_its_database(
     klaver: Cast, settings: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from django.db import OperationalError
@@ -705,9 +705,12 @@ async def test_a_quiet_phone_hears_the_heartbeat_and_none_while_the_database_is_
     def away(*args, **kwargs):
         raise OperationalError("the database is away")
 
-    # A server that cannot reach the database does not say it is fine: the phone hears
-    # nothing, and says so (static/js/table.js).
+    # A server that cannot reach the database does not say it is fine: the phone hears that
+    # it waits for its database, once a round, and says so (static/js/table.js).
     monkeypatch.setattr(store, "mark_seen_all", away)
     await anna.drain(timeout=0.3)
-    assert await anna.communicator.receive_nothing(timeout=1)
+    assert [await anna.receive(timeout=2) for _ in range(2)] == ['{"wait":1}'] * 2
+    monkeypatch.undo()
+    await anna.drain(timeout=0.3)
+    assert await anna.receive(timeout=2) == '{"beat":1}'
     await anna.close()

@@ -47,6 +47,8 @@ class FakePhone:
     may_watch: bool = True
     user_id: int | None = None
     sent_at: float = 0.0
+    heard_at: float = 0.0
+    pings: bool = False
     renders: int = 0
     delivered: list[int] = field(default_factory=list)
 
@@ -62,6 +64,9 @@ class FakePhone:
         self.last_version = version
 
     async def beat(self) -> None:
+        pass
+
+    async def wait(self) -> None:
         pass
 
     def held_in(self, state: TableState) -> tuple[int, ...]:

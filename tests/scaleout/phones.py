@@ -29,6 +29,9 @@ WS_BUTTON = re.compile(r"<button\b[^>]*\bws-send\b[^>]*\bhx-vals='([^']*)'")
 HAND_RESULT = re.compile(r'<p class="hand-result">(.*?)</p>', re.S)
 TAG = re.compile(r"<[^>]+>")
 
+# How long a phone waits before it sends again an action the server answered with `retry`.
+RETRY_SECONDS = 0.5
+
 # What the phones offer the server: None, or "deflate" (per-message compression, as browsers
 # offer it; bench/live.py --compression).
 COMPRESSION: str | None = None
@@ -130,8 +133,13 @@ class Phone:
     reconnect_for: float = 30.0  # how long to keep trying after losing the server
     unix: str | None = None  # the server's Unix socket, dialled instead of its port
     keep: int | None = None  # keep only the last views (a benchmark's long run)
+    # Ping every so many seconds while connected, as static/js/table.js does when it has said
+    # nothing for a heartbeat round (None: never, as a page from before pings).
+    ping_every: float | None = None
     views: list[View] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    words: list[dict[str, Any]] = field(default_factory=list)  # the JSON frames heard
+    retrying: set[asyncio.Task[None]] = field(default_factory=set)
     connections: int = 0
     failed: str = ""
     pending: dict[str, Any] | None = None
@@ -200,6 +208,7 @@ class Phone:
                 continue
             self.ws, self.connections, delay = ws, self.connections + 1, 0.05
             fresh = True
+            pinger = asyncio.create_task(self._ping(ws)) if self.ping_every else None
             try:
                 async for message in ws:
                     self._heard(str(message))
@@ -209,14 +218,24 @@ class Phone:
             except ConnectionClosed:
                 pass
             finally:
+                if pinger is not None:
+                    pinger.cancel()
                 self.ws = None
                 down_since = time.monotonic()
                 self.signal.fire()
+
+    async def _ping(self, ws: ClientConnection) -> None:
+        assert self.ping_every is not None
+        with contextlib.suppress(ConnectionClosed):
+            while True:
+                await ws.send('{"type":"ping"}')
+                await asyncio.sleep(self.ping_every)
 
     def _heard(self, frame: str) -> None:
         if frame.startswith("{"):
             # Not a view: the server took an action ({"ack": id}), or its heartbeat.
             word = json.loads(frame)
+            self.words.append(word)
             if self.pending is not None and word.get("ack") == self.pending.get("id"):
                 self.pending = None
             self.signal.fire()
@@ -224,6 +243,15 @@ class Phone:
         view = parse_view(frame, time.perf_counter())
         if view is None:
             self.errors.append(frame)
+            pending = self.pending
+            if (
+                pending is not None
+                and f'data-id="{pending.get("id")}"' in frame
+                and 'data-code="retry"' in frame
+            ):
+                # The server could not take it yet (its database is away): sent again, same
+                # id, as static/js/table.js does, until it is taken or refused.
+                asyncio.get_running_loop().call_later(RETRY_SECONDS, self._retry, pending)
         else:
             self.views.append(view)
             if self.keep is not None and len(self.views) > 2 * self.keep:
@@ -231,6 +259,12 @@ class Phone:
             if self.pending is not None and view.version > self.pending_after:
                 self.pending = None
         self.signal.fire()
+
+    def _retry(self, frame: dict[str, Any]) -> None:
+        if self.pending is frame:
+            task = asyncio.ensure_future(self._send(frame))
+            self.retrying.add(task)
+            task.add_done_callback(self.retrying.discard)
 
     async def _resend(self) -> None:
         """After a reconnect: the action sent before may or may not have reached the old

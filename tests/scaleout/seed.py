@@ -6,7 +6,8 @@ Run as a separate process with the servers' own environment, so it writes exactl
 servers read. Each person gets her own account and session (the `sessionid` a phone presents)
 and holds her seat by her session's seat key. `--bots` adds tables of four computer players
 (easy), which play by themselves on the servers' clocks; `--slates` slate tables of four
-players known by name (a phone follows one by its code alone). Prints one JSON line:
+players known by name (a phone follows one by its code alone); `--waiting` leaves the people's
+tables before their first rubber. Prints one JSON line:
 {"tables": [{"id", "code", "phones": [{"seat", "name", "session"}, ...]}, ...]} (the bot
 tables, then the slates, last, with no phones; a slate's entry says `"slate": true`).
 """
@@ -26,6 +27,8 @@ def main() -> None:
     parser.add_argument("--lives", type=int, default=10)
     parser.add_argument("--bots", type=int, default=0)
     parser.add_argument("--slates", type=int, default=0)
+    # The people's tables wait for their first rubber (their phones connect first).
+    parser.add_argument("--waiting", action="store_true")
     args = parser.parse_args()
     django.setup()
 
@@ -67,7 +70,8 @@ def main() -> None:
         table = tables.create_table(club=club, user=owner, holder_key=owner_holder, take_seat=0)
         for seat, (user, holder, _) in enumerate(people[1:], start=1):
             tables.take_seat(table.pk, seat, Holder(user_id=user.pk, key=holder), str(user))
-        tables.start_rubber(table.pk, owner)
+        if not args.waiting:
+            tables.start_rubber(table.pk, owner)
         seeded.append(
             {
                 "id": table.pk,

@@ -156,6 +156,20 @@ def run(args: list[str], env: dict[str, str], timeout: float = 120) -> str:
     return done.stdout
 
 
+def start_rubber(env: dict[str, str], table_id: int) -> None:
+    """The table's creator starts its rubber (a table `seed` left waiting)."""
+    run(
+        [
+            "-c",
+            "import django; django.setup();"
+            "from games.models import Table; from games.services import tables;"
+            f"table = Table.objects.get(pk={table_id});"
+            "tables.start_rubber(table.pk, table.created_by)",
+        ],
+        env,
+    )
+
+
 def migrate(env: dict[str, str]) -> None:
     """The database `env`'s DATABASE_URL names as `manage.py migrate` leaves it. Migrating
     takes seconds of CPU, so a new SQLite file or an empty PostgreSQL database on the local
@@ -244,14 +258,21 @@ def drop_templates() -> None:
 
 
 def seed(
-    env: dict[str, str], tables: int = 1, lives: int = 10, bots: int = 0, slates: int = 0
+    env: dict[str, str],
+    tables: int = 1,
+    lives: int = 10,
+    bots: int = 0,
+    slates: int = 0,
+    waiting: bool = False,
 ) -> list[dict[str, Any]]:
-    """Tables of four people, each with her own session, the first rubber dealt, then `bots`
-    tables of four computer players and `slates` slate tables (seed.py)."""
+    """Tables of four people, each with her own session, the first rubber dealt (unless
+    `waiting`), then `bots` tables of four computer players and `slates` slate tables
+    (seed.py)."""
     out = run(
         [
             *("-m", "tests.scaleout.seed", "--tables", str(tables)),
             *("--lives", str(lives), "--bots", str(bots), "--slates", str(slates)),
+            *(["--waiting"] if waiting else []),
         ],
         env,
         timeout=60 + tables + bots + slates,

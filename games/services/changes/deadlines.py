@@ -28,7 +28,7 @@ from games.services.changes.play import apply_action
 from games.services.changes.rubbers import deal
 from games.services.changes.seats import close
 from games.services.conf import pace
-from games.services.state import TableState, last_seen
+from games.services.state import TableState
 
 log = logging.getLogger(__name__)
 
@@ -97,8 +97,10 @@ def _carry_out(state: TableState, step: Step, now: datetime, decision: Action | 
 def _dropped_to_a_break(state: TableState, index: int, now: datetime) -> None:
     """A player whose phone stayed silent past its grace is on a break from now on, so every
     phone says so and the table goes on at its pace; one tap brings her back."""
-    seat = state.seats[index]
-    if table_rules.dropped_to_a_break(state.rules, seat.away, last_seen(seat), pace(), now):
+    # When her phone counts as last heard: a phone the server could not hear (its database
+    # away, the server down) did not go quiet.
+    heard = state.moment().heard(index)
+    if table_rules.dropped_to_a_break(state.rules, state.seats[index].away, heard, pace(), now):
         changed_seat(state, index, away="break")
 
 

@@ -4,7 +4,7 @@ back, a paused table that someone arrives at."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -35,7 +35,7 @@ from games.services.changes.decide import (
     set_windows,
 )
 from games.services.refusals import refusal_message
-from games.services.snapshots import read_state
+from games.services.snapshots import read_state, snapshot_of
 from games.services.state import Holder, TableState, seat_keys
 
 log = logging.getLogger(__name__)
@@ -288,6 +288,25 @@ def arrive(table_id: int, holder: Holder) -> None:
     table = store.table_row(table_id)
     if table is None or not table.paused:
         return
+    _go_on(table_id, holder)
+
+
+def heard_all(held: Iterable[tuple[int, Holder]]) -> None:
+    """A heartbeat round: the phones a process heard lately, by table and holder, are here (one
+    `UPDATE`). A table this process's snapshot has paused, one of whose players' phones is
+    heard again (its network came back with the socket still open), goes on as when she
+    reconnects; the other tables cost no read."""
+    held = list(held)
+    store.mark_seen_all(held)
+    for table_id, holder in held:
+        snapshot = snapshot_of(table_id)
+        if snapshot is not None and snapshot.table.paused:
+            _go_on(table_id, holder)
+
+
+def _go_on(table_id: int, holder: Holder) -> None:
+    """A paused table goes on from now if `holder`, heard now, holds a seat of a player who is
+    not away."""
     with store.one_snapshot():
         table = store.table_row(table_id)
         if table is None or not table.paused:
