@@ -147,6 +147,24 @@ FIELD_TEXT: dict[str, FieldText] = {
         ),
         YES_NO,
     ),
+    "pot_stake": FieldText(
+        gettext_lazy("Stake for the pot (cents)"),
+        gettext_lazy(
+            "What every player puts into the pot when a rubber starts, in cents; the last "
+            "player still in takes the pot. 0 means no pot. A pot is played until one player "
+            "has lives left."
+        ),
+        {},
+    ),
+    "buy_back": FieldText(
+        gettext_lazy("Buying back in"),
+        gettext_lazy(
+            "How often a player who goes out may buy back in, once more putting the stake "
+            "into the pot, before the next deal; she comes back with the lives of the player "
+            "still in who has the fewest. Only with a pot."
+        ),
+        {},
+    ),
 }
 
 GROUPS: list[tuple[Promise, list[str]]] = [
@@ -166,6 +184,7 @@ GROUPS: list[tuple[Promise, list[str]]] = [
     (gettext_lazy("Poverty"), ["poverty"]),
     (gettext_lazy("Announcements"), ["announcements"]),
     (gettext_lazy("Away from the table"), ["away_conventions"]),
+    (gettext_lazy("The pot"), ["pot_stake", "buy_back"]),
 ]
 
 BUILT_IN_NAMES: dict[str, Promise] = {
@@ -222,6 +241,10 @@ def error_message(error: RulesError, as_shown: bool = False) -> str:
             "high": params["maximum"],
             "value": quoted,
         }
+    if error.code == "pot_end":
+        return _("a rubber with a pot is played until one player has lives left")
+    if error.code == "needs_pot":
+        return _("buying back in needs a pot (a stake above 0)")
     return _("a house-rule profile must be a JSON object")
 
 

@@ -9,6 +9,7 @@ from django.utils import timezone
 from django.utils.text import slugify
 from django.utils.translation import gettext_lazy as _
 
+from clubs.money import CURRENCIES, DEFAULT_CURRENCY
 from games.engine.rules import HouseRules
 
 NAME_MAX = 60
@@ -17,6 +18,13 @@ NAME_MAX = 60
 class Club(models.Model):
     name = models.CharField(_("name"), max_length=NAME_MAX)
     slug = models.SlugField(_("address"), max_length=80, unique=True)
+    # The club's money (the pot, rules.md 3.10; the kitty), as an ISO 4217 code.
+    currency = models.CharField(
+        _("currency"),
+        max_length=3,
+        choices=[(code, code) for code in CURRENCIES],
+        default=DEFAULT_CURRENCY,
+    )
     created_at = models.DateTimeField(_("founded"), auto_now_add=True)
 
     class Meta:

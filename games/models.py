@@ -204,6 +204,21 @@ class Rubber(models.Model):
     losers = models.JSONField(_("losers"), default=list, encoder=ColumnEncoder)
     # Left unfinished (its table closed): it counts in no standings.
     abandoned = models.BooleanField(_("abandoned"), default=False)
+    # Played for the pot (rules.md 3.10): what each player put in at the start, in cents (0: no
+    # pot); each buying back in, [seat, number of the hand it came before]; who went out in
+    # the last hand finished (who may buy back in before the next deal); who took the pot at
+    # the end, the first of them given a remainder of cents. Every cent is counted from these.
+    pot_stake = models.PositiveIntegerField(_("stake for the pot (cents)"), default=0)
+    currency = models.CharField(_("currency"), max_length=3, default="EUR")
+    buy_backs = models.JSONField(
+        _("bought back in"), default=list, blank=True, encoder=ColumnEncoder
+    )
+    went_out = models.JSONField(
+        _("went out in the last hand"), default=list, blank=True, encoder=ColumnEncoder
+    )
+    pot_takers = models.JSONField(
+        _("took the pot"), default=list, blank=True, encoder=ColumnEncoder
+    )
     started_at = models.DateTimeField(_("started"), auto_now_add=True)
     finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
 

@@ -211,6 +211,10 @@ class PlayerRubber(models.Model):
     exchanges = models.PositiveIntegerField(_("exchanges"), default=0)
     challenges = models.PositiveIntegerField(_("challenges"), default=0)
     challenges_won = models.PositiveIntegerField(_("challenges won"), default=0)
+    # A rubber played for the pot (rules.md 3.10): what she put in, buying back in included,
+    # and what she took of the pot, in cents of the rubber's currency.
+    staked = models.PositiveIntegerField(_("staked (cents)"), default=0)
+    pot_won = models.PositiveIntegerField(_("won from the pot (cents)"), default=0)
     # The player's rating after this rubber (OpenSkill's mu and sigma).
     rating_mu = models.FloatField(_("rating"), null=True, blank=True)
     rating_sigma = models.FloatField(_("rating uncertainty"), null=True, blank=True)
@@ -265,6 +269,38 @@ class Round(models.Model):
 
     def __str__(self) -> str:
         return f"{self.night_id} {self.name}"
+
+
+class Payment(models.Model):
+    """One payment of a closed night's settlement (who pays whom, nights.money.settle_up): a
+    tally anyone at the club may tick as paid, like a round."""
+
+    night = models.ForeignKey(
+        Night, verbose_name=_("club night"), on_delete=models.CASCADE, related_name="payments"
+    )
+    payer_key = models.CharField(_("pays"), max_length=80)
+    payer_name = models.CharField(_("pays"), max_length=40)
+    payee_key = models.CharField(_("is paid"), max_length=80)
+    payee_name = models.CharField(_("is paid"), max_length=40)
+    cents = models.PositiveIntegerField(_("amount (cents)"))
+    currency = models.CharField(_("currency"), max_length=3, default="EUR")
+    paid_at = models.DateTimeField(_("paid"), null=True, blank=True)
+    paid_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("ticked by"),
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+
+    class Meta:
+        verbose_name = _("payment")
+        verbose_name_plural = _("payments")
+        ordering = ("night", "pk")
+
+    def __str__(self) -> str:
+        return f"{self.night_id} {self.payer_name} → {self.payee_name} {self.cents}"
 
 
 class Rating(models.Model):

@@ -17,10 +17,12 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
 from clubs.models import Club
+from clubs.money import money
 from games.models import PlayedHand, RubberPlayer, Seat, Table
 from nights.models import (
     ClubNights,
     Night,
+    Payment,
     Place,
     PlayerDay,
     PlayerRubber,
@@ -145,6 +147,10 @@ class NightPage:
     king_wins: int
     leader_wins: int
     king_name: str = ""
+    # The pot rubbers' money (rules.md 3.10): whether any was played for, and once the night
+    # is closed who pays whom, each payment with its amount as the reader writes it.
+    pot: bool = False
+    payments: list[Payment] = field(default_factory=list)
 
 
 def table_state(table: Table) -> str:
@@ -161,15 +167,27 @@ def night_standings(night: Night, names: Names | None = None) -> list[dict[str, 
     rows = list(
         PlayerRubber.objects.filter(night=night)
         .values("key")
-        .annotate(**_totals(name=Max("name"), user_id=Max("user_id")))
+        .annotate(
+            **_totals(
+                name=Max("name"),
+                user_id=Max("user_id"),
+                staked=Sum("staked"),
+                pot_won=Sum("pot_won"),
+            )
+        )
         .order_by("-won", "lost", "lives_lost", "name")
     )
     if names is None:
         names = Names((row["key"], row["name"]) for row in rows)
     url = player_url(night.club)
+    currency = night.club.currency
     for row in rows:
         row["url"] = url(row["user_id"])
         row["name"] = names.of(row["key"], row["name"])
+        staked, won = row["staked"] or 0, row["pot_won"] or 0
+        row["stakes"], row["winnings"] = money(staked, currency), money(won, currency)
+        row["balance_cents"] = won - staked
+        row["balance"] = money(won - staked, currency)
     return rows
 
 
@@ -230,6 +248,9 @@ def night_page(night: Night) -> NightPage:
             entry["amount"] += owed_round.amount or 0
     for entry in owed.values():
         entry["price"] = decimal(entry["amount"]) if entry["amount"] else ""
+    payments = list(Payment.objects.filter(night=night).order_by("pk"))
+    for payment in payments:
+        payment.amount = money(payment.cents, payment.currency)  # type: ignore[attr-defined]
     return NightPage(
         night=night,
         standings=standings,
@@ -240,10 +261,44 @@ def night_page(night: Night) -> NightPage:
         king_wins=conf.king_wins,
         leader_wins=max((row["won"] for row in standings), default=0),
         king_name=names.of(night.king_key, night.king_name) if night.king_key else "",
+        pot=any(row["staked"] for row in standings),
+        payments=payments,
     )
 
 
 # -- seasons and ratings ----------------------------------------------------------------------
+
+
+def season_money(season: Season) -> list[dict[str, Any]]:
+    """The balances of the season's nights (those opened in it) that played for a pot: per
+    night, each player's balance in the club's currency, from the pot rubbers' figures (one
+    query)."""
+    rows = (
+        PlayerRubber.objects.filter(
+            club=season.club_id,
+            night__isnull=False,
+            night__opened_at__date__gte=season.starts_on,
+            night__opened_at__date__lte=season.ends_on,
+            staked__gt=0,
+        )
+        .values("night_id", "key")
+        .annotate(
+            opened=Max("night__opened_at"),
+            name=Max("name"),
+            staked=Sum("staked"),
+            pot_won=Sum("pot_won"),
+        )
+        .order_by("-opened", "name")
+    )
+    currency = season.club.currency
+    nights: dict[int, dict[str, Any]] = {}
+    for row in rows:
+        night = nights.setdefault(row["night_id"], {"opened_at": row["opened"], "players": []})
+        balance = row["pot_won"] - row["staked"]
+        night["players"].append(
+            {"name": row["name"], "cents": balance, "balance": money(balance, currency)}
+        )
+    return list(nights.values())
 
 
 def season_standings(season: Season) -> list[dict[str, Any]]:

@@ -27,6 +27,7 @@ from openskill.models import PlackettLuce
 from accounts.models import Guest, User
 from accounts.names import clean_name
 from clubs.models import Club, Membership
+from games.engine.pot import pot_cents, shares, stakes
 from games.models import PlayedHand, Rubber, RubberPlayer, Seat, Table
 from games.services.prepared import Prepared
 from nights.figures import FIGURES, Tally, rubber_tallies
@@ -37,6 +38,7 @@ from nights.models import (
     BookingDue,
     ClubNights,
     Night,
+    Payment,
     Place,
     PlayerDay,
     PlayerRubber,
@@ -44,6 +46,7 @@ from nights.models import (
     Round,
     Season,
 )
+from nights.money import settle_up
 
 log = logging.getLogger(__name__)
 
@@ -212,6 +215,7 @@ def settle(
     _rate(seated, ratings)
     finished = rubber.finished_at or timezone.now()
     out = Settlement()
+    staked, pot_won = pot_money(rubber)
     for one in seated:
         participant = one.participant
         rating = ratings.get(one.key)
@@ -230,6 +234,8 @@ def settle(
                 place=one.place,
                 rating_mu=rating.mu if rating else None,
                 rating_sigma=rating.sigma if rating else None,
+                staked=staked[participant.seat] if participant.seat < len(staked) else 0,
+                pot_won=pot_won.get(participant.seat, 0),
                 **{name: getattr(one.tally, name) for name in FIGURES},
             )
         )
@@ -246,6 +252,20 @@ def settle(
                 )
             )
     return out
+
+
+def pot_money(rubber: Rubber) -> tuple[list[int], dict[int, int]]:
+    """What each seat of a finished rubber put into its pot and took of it, in cents, counted
+    from what the rubber keeps (rules.md 3.10): its stake, each buying back in, who took the
+    pot. Nothing for a rubber without a pot."""
+    if not rubber.pot_stake:
+        return [], {}
+    seats = len(rubber.players)
+    bought = [int(seat) for seat, _before in rubber.buy_backs]
+    put = stakes(rubber.pot_stake, seats, bought)
+    pot = pot_cents(rubber.pot_stake, seats, len(bought))
+    won = shares(pot, [int(seat) for seat in rubber.pot_takers])
+    return put, won
 
 
 def night_of(table: Table, finished: datetime, nights: dict[int, Night]) -> Night | None:
@@ -535,6 +555,7 @@ def rebuild(club: Club) -> int:
             batch_size=2000,
         )
         Round.objects.bulk_create(rounds, batch_size=2000)
+        _settle_again(club, nights, figures)
         _save_ratings(club.pk, ratings, sorted(ratings))
         played = [n for n in nights.values() if n.wins]
         Night.objects.bulk_update(
@@ -542,6 +563,35 @@ def rebuild(club: Club) -> int:
         )
         Night.objects.filter(club=club).update(version=NEXT_VERSION)
         return len(rubbers)
+
+
+def _settle_again(club: Club, nights: dict[int, Night], figures: list[PlayerRubber]) -> None:
+    """The settlement of every closed night counted again from the figures just rebuilt. A
+    night whose payments come out the same keeps them, ticks and all; one whose balances moved
+    gets its settlement anew, unless a payment of it is ticked already: money handed over is
+    not taken back by a rebuild (the log says so, for the club to sort out)."""
+    rows: dict[int, list[tuple[str, str, int, int]]] = {}
+    for row in figures:
+        if row.night_id is not None:
+            rows.setdefault(row.night_id, []).append((row.key, row.name, row.staked, row.pot_won))
+    stored: dict[int, list[Payment]] = {}
+    for payment in Payment.objects.filter(night__club=club).order_by("pk"):
+        stored.setdefault(payment.night_id, []).append(payment)
+    for night in nights.values():
+        if night.closed_at is None:
+            continue
+        fresh = settlement(night, rows.get(night.pk, []), club.currency)
+        kept = stored.get(night.pk, [])
+        same = [(p.payer_key, p.payee_key, p.cents) for p in kept] == [
+            (p.payer_key, p.payee_key, p.cents) for p in fresh
+        ]
+        if same:
+            continue
+        if any(p.paid_at is not None for p in kept):
+            log.warning("night %s: its settlement moved, but a payment is ticked", night.pk)
+            continue
+        Payment.objects.filter(pk__in=[p.pk for p in kept]).delete()
+        Payment.objects.bulk_create(fresh)
 
 
 def reattribute_guest(guest: Guest) -> None:
@@ -578,6 +628,8 @@ def reattribute_guest(guest: Guest) -> None:
                     night.king_key, night.king_user_id = new, guest.user_id
                 night.save(update_fields=["wins", "king_key", "king_user"])
         Round.objects.filter(key=old).update(key=new)
+        Payment.objects.filter(payer_key=old).update(payer_key=new)
+        Payment.objects.filter(payee_key=old).update(payee_key=new)
 
 
 # -- a guest who was a member ------------------------------------------------------------------
@@ -703,6 +755,81 @@ def close_night(membership: Membership, night: Night) -> None:
         )
         if not closed:
             raise NightError(_("This night is closed already."))
+        rows = PlayerRubber.objects.filter(night=night).values_list(
+            "key", "name", "staked", "pot_won"
+        )
+        Payment.objects.bulk_create(settlement(night, rows, night.club.currency))
+
+
+def balances(rows: Iterable[tuple[str, str, int, int]]) -> tuple[dict[str, int], dict[str, str]]:
+    """Each player's balance in cents (won from pots less staked) and name, from her figures'
+    rows (`key`, `name`, `staked`, `pot_won`)."""
+    balance: dict[str, int] = {}
+    names: dict[str, str] = {}
+    for key, name, staked, won in rows:
+        balance[key] = balance.get(key, 0) + won - staked
+        names[key] = name
+    return balance, names
+
+
+def settlement(
+    night: Night, rows: Iterable[tuple[str, str, int, int]], currency: str
+) -> list[Payment]:
+    """Who pays whom once the night is closed: the fewest payments that bring every balance to
+    zero (nights.money.settle_up), as rows to tick."""
+    balance, names = balances(rows)
+    return [
+        Payment(
+            night=night,
+            payer_key=payment.payer,
+            payer_name=names[payment.payer],
+            payee_key=payment.payee,
+            payee_name=names[payment.payee],
+            cents=payment.cents,
+            currency=currency,
+        )
+        for payment in settle_up(balance)
+    ]
+
+
+def tick_payment(night: Night, payment_id: Any, user: User) -> Payment:
+    """A payment of the night's settlement marked as paid, once: a second tick is refused."""
+    return _mark_payment(night, payment_id, user, paid=True)
+
+
+def untick_payment(night: Night, payment_id: Any, membership: Membership) -> Payment:
+    """A payment ticked by mistake is owed again: undone by whoever ticked it, or an admin."""
+    return _mark_payment(night, payment_id, membership.user, paid=False, membership=membership)
+
+
+def _mark_payment(
+    night: Night,
+    payment_id: Any,
+    user: User,
+    *,
+    paid: bool,
+    membership: Membership | None = None,
+) -> Payment:
+    if not isinstance(payment_id, int) or isinstance(payment_id, bool):
+        raise NightError(_("There is no such payment."))
+    with transaction.atomic():
+        payment = Payment.objects.select_for_update().filter(night=night, pk=payment_id).first()
+        if payment is None:
+            raise NightError(_("There is no such payment."))
+        if paid:
+            if payment.paid_at is not None:
+                raise NightError(_("That payment is ticked as paid already."))
+            payment.paid_at, payment.paid_by = timezone.now(), user
+        else:
+            if payment.paid_at is None:
+                raise NightError(_("That payment is not ticked as paid."))
+            assert membership is not None
+            if not (membership.is_admin or payment.paid_by_id == membership.user_id):
+                raise NightError(_("Only whoever ticked it, or an admin, undoes a payment."))
+            payment.paid_at, payment.paid_by = None, None
+        payment.save(update_fields=["paid_at", "paid_by"])
+        Night.objects.filter(pk=night.pk).update(version=NEXT_VERSION)
+        return payment
 
 
 def tick_round(night: Night, round_id: Any, user: User) -> Round:

@@ -15,6 +15,7 @@ urlpatterns = [
     path(f"{club}nights/<int:pk>/screen/", views.night_screen, name="screen"),
     path(f"{club}nights/<int:pk>/close/", views.night_close, name="close"),
     path(f"{club}nights/<int:pk>/rounds/paid/", views.round_paid, name="round_paid"),
+    path(f"{club}nights/<int:pk>/payments/paid/", views.payment_paid, name="payment_paid"),
     path(f"{club}nights/<int:pk>/standings.csv", views.night_csv, name="night_csv"),
     path(f"{club}seasons/", views.seasons, name="seasons"),
     path(f"{club}seasons/<int:pk>/", views.season_detail, name="season"),

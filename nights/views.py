@@ -138,6 +138,11 @@ def _night_context(request: HttpRequest, club: Club, me: Membership, night: Nigh
             for owed in page.rounds
             if owed.paid_at is not None and services.may_untick(me, owed)
         },
+        "untickable_payments": {
+            payment.pk
+            for payment in page.payments
+            if payment.paid_at is not None and (me.is_admin or payment.paid_by_id == me.user_id)
+        },
     }
 
 
@@ -196,6 +201,23 @@ def round_paid(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
             services.untick_round(night, round_id, me)
         else:
             services.tick_round(night, round_id, me.user)
+    except services.NightError as error:
+        return _back_to_night(request, club, me, night, str(error))
+    return _back_to_night(request, club, me, night)
+
+
+@require_POST
+def payment_paid(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """A payment of the night's settlement ticked as paid, or a tick undone, as a round is."""
+    club, me = get_club_for_member(request, slug)
+    night = _night(club, pk)
+    undo = "unpaid" in request.POST
+    payment_id = _whole_number(request.POST.get("unpaid" if undo else "payment", ""))
+    try:
+        if undo:
+            services.untick_payment(night, payment_id, me)
+        else:
+            services.tick_payment(night, payment_id, me.user)
     except services.NightError as error:
         return _back_to_night(request, club, me, night, str(error))
     return _back_to_night(request, club, me, night)
@@ -310,6 +332,7 @@ def season_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
             "me": me,
             "season": season,
             "standings": reads.season_standings(season),
+            "nights_money": reads.season_money(season),
         },
     )
 

@@ -3,6 +3,8 @@
 Rubber seats are the table's seats, 0..n-1. A hand seats only the players still in (those with
 lives left), so each hand has its own seat numbers; `hand_seats` maps them back. A slate rubber
 (`slate`, rules.md 3.9) deals slate hands, under the same lives, deal and end as any other.
+A rubber played for a pot (rules.md 3.10, `pot.py`) keeps each buying back in and, at its end,
+who took the pot.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import pot as pot_rules
 from .errors import EngineError
 from .hand import Hand
 from .rules import HouseRules
@@ -51,6 +54,12 @@ class Rubber:
     winner: int | None = None
     losers: tuple[int, ...] = ()
     slate: bool = False
+    # The seats that went out in the last hand finished: who may buy back in before the deal.
+    went_out: tuple[int, ...] = ()
+    # Each buying back in (rules.md 3.10): the seat, and the number of the hand it came before.
+    buy_backs: list[tuple[int, int]] = field(default_factory=list)
+    # Who took the pot at the rubber's end, the one a remainder of cents goes to first.
+    pot_takers: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         n = len(self.players)
@@ -120,9 +129,66 @@ class Rubber:
         )
         self.outcomes.append(outcome)
         self.hand = None
+        dealt_by = self.dealer
         self.dealer = seats[next_dealer]
+        self.went_out = went_out
         self._decide_end(went_out)
+        if self.over and self.rules.pot:
+            self.pot_takers = self._pot_takers(dealt_by, went_out)
         return outcome
+
+    def _pot_takers(self, dealt_by: int, went_out: tuple[int, ...]) -> tuple[int, ...]:
+        alive = self.alive()
+        if alive:
+            # Stopped with too few left to deal: a tie on the most lives shares the pot.
+            best = max(self.lives[seat] for seat in alive)
+            sharing = [seat for seat in alive if self.lives[seat] == best]
+        else:
+            sharing = list(went_out)
+        return pot_rules.pot_takers(self.n, dealt_by, self.winner, sharing)
+
+    def bought_back(self, seat: int) -> int:
+        """How often the player in `seat` has bought back in this rubber."""
+        return sum(1 for bought, _before in self.buy_backs if bought == seat)
+
+    def buy_back_refusal(
+        self, seat: int, *, bot: bool = False, away: bool = False
+    ) -> pot_rules.BuyBackRefused | None:
+        """Why the player in `seat` may not buy back in now, or None (rules.md 3.10)."""
+        return pot_rules.buy_back_refusal(
+            buy_back=self.rules.buy_back,
+            lives=self.lives,
+            went_out=self.went_out,
+            bought=self.bought_back(seat),
+            seat=seat,
+            over=self.over,
+            between_hands=self.hand is None or self.hand.complete,
+            bot=bot,
+            away=away,
+        )
+
+    def buy_back(
+        self, seat: int, before_hand: int = 0, *, bot: bool = False, away: bool = False
+    ) -> int:
+        """The player in `seat` buys back in before the hand numbered `before_hand` (0: the
+        next of this rubber's own count) with the lives of the player still in who has the
+        fewest; BuyBackRefused when the rules do not allow it now. The lives she comes back
+        with."""
+        refused = self.buy_back_refusal(seat, bot=bot, away=away)
+        if refused is not None:
+            raise refused
+        self.lives[seat] = pot_rules.lives_bought(self.lives, seat)
+        self.buy_backs.append((seat, before_hand or len(self.outcomes) + 1))
+        return self.lives[seat]
+
+    @property
+    def pot(self) -> int:
+        """The pot as it stands, in cents (0 without one)."""
+        return pot_rules.pot_cents(self.rules.pot_stake, self.n, len(self.buy_backs))
+
+    def pot_shares(self) -> dict[int, int]:
+        """What each taker of the pot gets, in cents, once the rubber is over."""
+        return pot_rules.shares(self.pot, self.pot_takers)
 
     def _decide_end(self, went_out: tuple[int, ...]) -> None:
         if self.rules.end_condition == "first_out":

@@ -21,7 +21,12 @@ SuitOrder = Literal["HSDC", "HDSC"]
 MAX_SEATS: Final = 8
 
 
-RulesErrorCode = Literal["object", "unknown", "null", "boolean", "choice", "integer", "range"]
+RulesErrorCode = Literal[
+    "object", "unknown", "null", "boolean", "choice", "integer", "range", "needs_pot", "pot_end"
+]
+
+MAX_POT_STAKE: Final = 100_000  # cents
+MAX_BUY_BACK: Final = 3
 
 
 class RulesError(ValueError):
@@ -66,10 +71,27 @@ class HouseRules:
     suit_order: SuitOrder = "HSDC"
     announcements: bool = True
     away_conventions: bool = True
+    pot_stake: int = 0
+    buy_back: int = 0
 
     def __post_init__(self) -> None:
         for name, value in dataclasses.asdict(self).items():
             _check_field(name, value)
+        # Fields that only hold together (rules.md 3.10): a pot is played to the last one
+        # standing, and buying back in is buying into a pot.
+        if self.pot_stake and self.end_condition != "last_standing":
+            raise RulesError(
+                "end_condition", "a rubber with a pot is played last_standing", "pot_end"
+            )
+        if self.buy_back and not self.pot_stake:
+            raise RulesError(
+                "buy_back", "buying back in needs a pot (pot_stake above 0)", "needs_pot"
+            )
+
+    @property
+    def pot(self) -> bool:
+        """Whether rubbers under these rules are played for a pot (rules.md 3.10)."""
+        return self.pot_stake > 0
 
     @classmethod
     def from_json(cls, data: object) -> HouseRules:
@@ -165,6 +187,8 @@ FIELDS: Final[dict[str, FieldSpec]] = {
         FieldSpec("suit_order", "HSDC", ("HSDC", "HDSC")),
         FieldSpec("announcements", True),
         FieldSpec("away_conventions", True),
+        FieldSpec("pot_stake", 0, minimum=0, maximum=MAX_POT_STAKE),
+        FieldSpec("buy_back", 0, minimum=0, maximum=MAX_BUY_BACK),
     )
 }
 

@@ -199,6 +199,7 @@ class Pace:
     abandon: float = 3 * 3600.0  # a table paused this long is closed, its rubber abandoned
     laundry: float = 10.0  # after the deal the laundry is open this long (0: no window)
     challenge: float = 5.0  # after an exchange it stays open at least this long, to challenge it
+    buy_back: float = 20.0  # the next deal waits this long for a player who may buy back in
 
 
 @dataclass(frozen=True)
@@ -238,6 +239,8 @@ class Moment(NamedTuple):
     # database back): no clock that counts a person's time (her phone's grace, her turn, her
     # answer) runs out from what it counted before it. None: the server kept time throughout.
     resumed_at: datetime | None = None
+    # Table seats whose players may buy back in before the next deal (rules.md 3.10).
+    buyers: Sequence[int] = ()
 
     def is_away(self, table_seat: int) -> bool:
         return bool(self.away) and bool(self.away[table_seat])
@@ -467,7 +470,9 @@ def steps_while_here(table: Moment, pace: Pace, now: datetime) -> list[Step]:
             # A slate's keeper opens the next hand herself, once she has seen what the last
             # one cost whom (rules.md 3.9).
             return []
-        return [Step(changed + timedelta(seconds=pace.between_hands), "deal")]
+        # A player who may buy back in has until the deal to say so (rules.md 3.10).
+        wait = max(pace.between_hands, pace.buy_back) if table.buyers else pace.between_hands
+        return [Step(changed + timedelta(seconds=wait), "deal")]
     if table.laundry_until is not None and hand.laundry:
         steps = [Step(table.laundry_until, "close_laundry")]
         if now >= table.laundry_until:

@@ -249,6 +249,10 @@ class TableConsumer(DirectDispatch, AsyncWebsocketConsumer):
             else:
                 decision = tables.coming_back(self.holder, seat)
             await tables.achange(self.table_id, decision)
+        elif kind == "buy_back":
+            # Buying back in after going out, before the next deal (rules.md 3.10).
+            seat = self._own_seat(frame)
+            await tables.achange(self.table_id, tables.buying_back(self.holder, seat))
         elif kind == "action":
             seat = self._own_seat(frame)
             self._named_hand(frame)

@@ -76,6 +76,8 @@ class SlateConsumer(TableConsumer):
             decision = slate.going_away(self.user, entry)
         elif kind == "back":
             decision = slate.coming_back(self.user, entry)
+        elif kind == "buy_back":
+            decision = slate.buying_back(self.user, entry)
         else:
             raise TableError("bad_frame", _("Unknown frame type."))
         try:

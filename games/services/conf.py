@@ -34,6 +34,8 @@ DEFAULTS = {
     "TOEPEN_BOT_SECONDS": 1.0,
     # The end of a hand stays on the screen this long before the next deal.
     "TOEPEN_BETWEEN_HANDS_SECONDS": 5.0,
+    # The next deal waits this long for a player who went out and may buy back in (a pot).
+    "TOEPEN_BUY_BACK_SECONDS": 20.0,
     # A table nobody is at pauses; paused this long, it is closed and its rubber abandoned.
     "TOEPEN_ABANDON_SECONDS": 3 * 3600.0,
 }
@@ -54,6 +56,7 @@ def pace() -> Pace:
             abandon=seconds("TOEPEN_ABANDON_SECONDS"),
             laundry=seconds("TOEPEN_LAUNDRY_SECONDS"),
             challenge=seconds("TOEPEN_CHALLENGE_SECONDS"),
+            buy_back=seconds("TOEPEN_BUY_BACK_SECONDS"),
         )
     return kept
 

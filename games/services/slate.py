@@ -25,6 +25,7 @@ from accounts.models import DISPLAY_NAME_MAX, User
 from accounts.names import clean_name
 from clubs.models import Club, HouseRuleProfile
 from games.engine import Action, BadRecord, IllegalAction, parse_action, parse_record, replayed
+from games.engine.pot import lives_bought
 from games.engine.rubber import Rubber as EngineRubber
 from games.models import PlayedHand, RubberPlayer, Seat, SlateKeepers, Table
 from games.services import store
@@ -38,7 +39,7 @@ from games.services.changes.decide import (
     check_door,
 )
 from games.services.changes.play import check_action_id, check_hand
-from games.services.changes.rubbers import deal, end_hand, start_rubber, starting
+from games.services.changes.rubbers import buy_in, deal, end_hand, start_rubber, starting
 from games.services.changes.seats import night_now, step_away, step_back, table_rules_of
 from games.services.refusals import REASONS, engine_message
 from games.services.state import Holder, TableState, take_hand
@@ -284,6 +285,32 @@ def _away(user: Any, frame: Mapping[str, Any], reason: str | None) -> Make:
     return make
 
 
+def buy_back(table_id: int, user: Any, frame: Mapping[str, Any], action_id: Any) -> Outcome:
+    """A keeper writes that a player who went out in the hand just over buys back in
+    (rules.md 3.10; `frame`: `seat`, `hand`), applied once per `action_id`: before the next
+    hand's first entry (a hand opened with nothing on it is dealt again with her in it)."""
+    check_action_id(action_id)
+    return change(table_id, buying_back(user, frame), action_id)
+
+
+def buying_back(user: Any, frame: Mapping[str, Any]) -> Make:
+    """The decision of `buy_back`, for the decider."""
+
+    def make(state: TableState, now: datetime) -> None:
+        _check_keeper(state.table, user)
+        check_named_hand(state, frame.get("hand"))
+        index = _seat(state, frame)
+        try:
+            buy_in(state, index, now)
+        except TableError as error:
+            name = state.seats[index].name
+            raise TableError(
+                error.code, format_lazy("{name}: {reason}", name=name, reason=error.message)
+            ) from None
+
+    return make
+
+
 def _bought_before(state: TableState, index: int) -> bool:
     """Whether the hand before the one under way was dealt to seat `index` while she bought
     a round (immune)."""
@@ -379,7 +406,14 @@ def _rebuild_rubber(state: TableState, hands: list[PlayedHand]) -> None:
         slate=True,
     )
     lost = [0] * rubber.n
+    # Buying back in before a hand the undo dropped is undone with it (its stake given back).
+    kept = hands[-1].number
+    bought = [(int(seat), int(before)) for seat, before in rubber_row.buy_backs if before <= kept]
     for row in hands:
+        for seat, before in bought:
+            if before == row.number:
+                rubber.lives[seat] = lives_bought(rubber.lives, seat)
+                rubber.buy_backs.append((seat, before))
         if not row.complete:
             continue
         hand = replayed(row.record)
@@ -390,6 +424,9 @@ def _rebuild_rubber(state: TableState, hands: list[PlayedHand]) -> None:
     rubber_row.dealer = rubber.dealer
     rubber_row.over, rubber_row.winner = rubber.over, rubber.winner
     rubber_row.losers = list(rubber.losers)
+    rubber_row.went_out = list(rubber.went_out)
+    rubber_row.buy_backs = [[seat, before] for seat, before in rubber.buy_backs]
+    rubber_row.pot_takers = list(rubber.pot_takers)
     rubber_row.finished_at = None
 
     def write() -> None:

@@ -14,6 +14,7 @@ from typing import Any, Final, NamedTuple
 from accounts.guests import SESSION_KEY as GUEST_SESSION_KEY
 from games.engine import Hand, HouseRules, Observation, observe, replayed
 from games.engine import table as table_rules
+from games.engine.pot import BuyBackRefused, pot_cents
 from games.engine.rubber import Rubber as EngineRubber
 from games.engine.table import CLOSED as CLOSED
 from games.engine.table import PLAYING as PLAYING
@@ -272,21 +273,51 @@ class TableState:
         # A player who is out of the rubber watches like a spectator.
         return observe(self.hand, hand_seat, public)
 
-    def engine_rubber(self) -> EngineRubber:
-        assert self.rubber is not None
+    def engine_rubber(self, with_hand: bool = True) -> EngineRubber:
+        """The rubber as the engine plays it; `with_hand` False: as it stands between hands,
+        without a hand the slate opened and nothing is written on yet."""
+        row = self.rubber
+        assert row is not None
         rubber = EngineRubber(
             self.rules,
-            list(self.rubber.players),
-            dealer=self.rubber.dealer,
-            lives=list(self.rubber.lives),
-            number=self.rubber.number,
-            over=self.rubber.over,
+            list(row.players),
+            dealer=row.dealer,
+            lives=list(row.lives),
+            number=row.number,
+            over=row.over,
             slate=self.table.slate,
+            went_out=tuple(row.went_out),
+            buy_backs=[(int(seat), int(before)) for seat, before in row.buy_backs],
+            pot_takers=tuple(row.pot_takers),
         )
-        if self.hand is not None:
+        if self.hand is not None and with_hand:
             rubber.hand = self.hand
             rubber.hand_seats = tuple(self.hand_seats)
         return rubber
+
+    def buy_back_refusal(self, index: int) -> BuyBackRefused | None:
+        """Why seat `index`'s player may not buy back in now, or None (rules.md 3.10): between
+        the hand she went out in and the next deal (at a slate, until the next hand's first
+        entry), never a computer player, nor a player away."""
+        rubber = self.rubber
+        if not self.rules.buy_back or rubber is None or self.table.status != PLAYING:
+            return BuyBackRefused("no_buy_back" if not self.rules.buy_back else "rubber_over")
+        seat = self.seats[index]
+        engine = self.engine_rubber(with_hand=table_rules.under_way(self.hand))
+        return engine.buy_back_refusal(index, bot=bool(seat.bot_level), away=bool(seat.away))
+
+    def buyers(self) -> tuple[int, ...]:
+        """The seats whose players may buy back in now: the next deal waits for them."""
+        if not self.rules.buy_back or self.rubber is None or self.hand_under_way():
+            return ()
+        return tuple(i for i in range(len(self.seats)) if self.buy_back_refusal(i) is None)
+
+    def pot(self) -> int:
+        """The pot of the rubber as it stands, in cents (0: no pot)."""
+        rubber = self.rubber
+        if rubber is None or not rubber.pot_stake:
+            return 0
+        return pot_cents(rubber.pot_stake, len(rubber.players), len(rubber.buy_backs))
 
     def hand_under_way(self) -> bool:
         """A hand of the rubber is being played: no round is bought now (rules.md 3.8)."""
@@ -345,6 +376,7 @@ class TableState:
             away=away,
             paused=table.paused,
             resumed_at=resumed_at(),
+            buyers=self.buyers(),
         )
 
     def _clock_seats(self) -> tuple[tuple[table_rules.Seat, ...], tuple[str, ...]]:
@@ -411,6 +443,8 @@ def finish_hand(state: TableState, now: datetime) -> Any:
     rubber_row.over = rubber.over
     rubber_row.winner = rubber.winner
     rubber_row.losers = list(rubber.losers)
+    rubber_row.went_out = list(rubber.went_out)
+    rubber_row.pot_takers = list(rubber.pot_takers)
     table = state.table
     if rubber.over:
         rubber_row.finished_at = now

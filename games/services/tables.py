@@ -37,7 +37,7 @@ from games.services.changes.play import (
     ready,
     readying,
 )
-from games.services.changes.rubbers import start_rubber, starting
+from games.services.changes.rubbers import buy_back, buy_in, buying_back, start_rubber, starting
 from games.services.changes.seats import (
     Reserved,
     arrive,
@@ -68,6 +68,9 @@ __all__ = [
     "act_here",
     "arrive",
     "change",
+    "buy_back",
+    "buy_in",
+    "buying_back",
     "check_action_id",
     "check_door",
     "check_hand",

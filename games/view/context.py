@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 
 from django.utils import timezone, translation
 
+from clubs.money import money
 from games.engine import TOKENS, Action, HouseRules, Observation, public_fields
 from games.engine import table as table_rules
 from games.models import Seat
@@ -265,6 +266,9 @@ def _public_view(state: TableState, fields: dict[str, Any] | None, now: datetime
             if seen is not None and seen.last_knocker is not None
             else None
         ),
+        pot=state.pot(),
+        currency=state.rubber.currency if state.rubber is not None else "EUR",
+        pot_takers=_pot_takers(state),
     )
 
 
@@ -421,7 +425,16 @@ def _away_buttons(state: TableState, seat: int | None, language: str) -> tuple[B
     what the table takes now."""
     if seat is None:
         return ()
-    return _away_buttons_of(language, seat, tuple(state.away_choices(seat)))
+    buttons = _away_buttons_of(language, seat, tuple(state.away_choices(seat)))
+    if seat in state.buyers():
+        # Buying back in (rules.md 3.10): offered only where the engine allows it.
+        rubber = state.rubber
+        assert rubber is not None
+        price = money(rubber.pot_stake, rubber.currency, language)
+        text = _("Buy back in (%(price)s)") % {"price": price}
+        vals = _vals_json((("type", "buy_back"), ("seat", seat)))
+        buttons = (Button("buy_back", vals, text), *buttons)
+    return buttons
 
 
 @functools.lru_cache(maxsize=256)
@@ -514,6 +527,14 @@ def _rubber_result(state: TableState) -> RubberResult | None:
         losers=tuple(name(seat) for seat in rubber.losers),
         outright=state.rules.end_condition == "last_standing",
     )
+
+
+def _pot_takers(state: TableState) -> tuple[str, ...]:
+    """Who took the pot of a rubber that is over, by name."""
+    rubber = state.rubber
+    if rubber is None or not rubber.over:
+        return ()
+    return tuple(str(rubber.players[seat]) for seat in rubber.pot_takers)
 
 
 def render_view(

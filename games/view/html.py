@@ -21,6 +21,7 @@ from typing import Any
 from django.urls import get_script_prefix, get_urlconf, reverse
 from django.utils import translation
 
+from clubs.money import money
 from games.view.parts import Button, CardView, PlayerView, PublicView, SeatView, Shared
 
 SUIT_SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
@@ -304,6 +305,9 @@ def _felt(public: PublicView, language: str) -> str:
     if stake and not result:
         pill = _("Stake: %(stake)s") % {"stake": stake}
         lines.append(f'<p class="stake"><span class="stake-pill">{pill}</span></p>')
+    if public.pot and status != "waiting":
+        pot = _e(_("Pot: %(money)s") % {"money": money(public.pot, public.currency, language)})
+        lines.append(f'<p class="pot"><span class="pot-pill">{pot}</span></p>')
     if public.paused:
         text = _("Nobody is at the table: it waits until a player is back.")
         lines.append(f'<p class="paused">{_e(text)}</p>')
@@ -358,6 +362,11 @@ def _felt(public: PublicView, language: str) -> str:
                 "%(names)s loses the rubber.", "%(names)s lose the rubber.", len(losers)
             )
             parts.append(text % {"names": _names(losers)})
+        if public.pot_takers:
+            text = ngettext(
+                "%(names)s takes the pot.", "%(names)s share the pot.", len(public.pot_takers)
+            )
+            parts.append(text % {"names": _names(public.pot_takers)})
         lines.append(f'<p class="rubber-result">{" ".join(parts)}</p>')
     # The challenges' reveals in a box of their own, which gives up its room before the trick
     # does (it scrolls then): the trick is never pushed off the felt.

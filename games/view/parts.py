@@ -122,6 +122,11 @@ class PublicView(NamedTuple):
     rubber_result: RubberResult | None
     knocks_total: int
     last_knocker: int | None
+    # A rubber played for the pot (rules.md 3.10): the pot as it stands, in cents of
+    # `currency`, and once it is over who took it (by name, the first given any odd cent).
+    pot: int = 0
+    currency: str = "EUR"
+    pot_takers: tuple[str, ...] = ()
 
 
 # -- the seat's own part: what one phone is shown besides -------------------------------------

@@ -17,6 +17,7 @@ from django.template.loader import render_to_string
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from clubs.money import DEFAULT_CURRENCY, money
 from games.engine import Action
 from games.models import Seat, Table
 from games.services.slate import Counted
@@ -44,6 +45,7 @@ class SlateRow:
     away_buttons: list[dict[str, str]] = field(default_factory=list)  # a break, a round
     back: str = ""  # the frame of "back at the table", while she is away
     knock: str = ""  # the knock's frame, for the double tap on her name
+    buy_back: str = ""  # the frame of buying back in (rules.md 3.10), while she may
 
 
 def _entry(seats: Sequence[int], action: Action) -> dict[str, Any]:
@@ -144,6 +146,9 @@ def slate_context(state: TableState, can_keep: bool) -> dict[str, Any]:
     lives = list(rubber.lives) if rubber is not None else []
     playing = table.status == Table.Status.PLAYING and hand is not None and not hand.complete
     rubber_over = table.status == Table.Status.RUBBER_OVER
+    buyers = state.buyers() if can_keep else ()
+    pot = state.pot()
+    currency = rubber.currency if rubber is not None else DEFAULT_CURRENCY
     for seat in state.seats:
         hand_seat = state.hand_seat(seat.index)
         row = SlateRow(seat=seat.index, name=seat.name, lives=0, away=_away(seat))
@@ -184,6 +189,9 @@ def slate_context(state: TableState, can_keep: bool) -> dict[str, Any]:
                 row.buttons.append({"act": action.act, "label": _label(action.act), "frame": frame})
         if can_keep and (rubber_over or not row.out or seat.away):
             _offer_away(state, row)
+        if seat.index in buyers:
+            frame = {"type": "buy_back", "seat": seat.index, "hand": state.hand_name()}
+            row.buy_back = json.dumps(frame)
         rows.append(row)
     said = [] if hand is None else [_said(hand.players, a) for a in hand.actions]
     stake = hand.stake if hand is not None else 0
@@ -207,6 +215,12 @@ def slate_context(state: TableState, can_keep: bool) -> dict[str, Any]:
             if rubber is not None and rubber.winner is not None
             else ""
         ),
+        "pot": money(pot, currency) if pot else "",
+        "buy_back_price": money(rubber.pot_stake, currency) if rubber and buyers else "",
+        "pot_takers": [
+            str(rubber.players[seat])
+            for seat in (rubber.pot_takers if rubber_over and rubber else [])
+        ],
         "can_keep": can_keep,
         "can_undo": can_keep and rubber is not None and table.status != Table.Status.CLOSED,
         "undo_frame": json.dumps({"type": "undo", "hand": state.hand_name()}),

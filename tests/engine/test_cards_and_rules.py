@@ -89,6 +89,8 @@ DEFAULTS = {
     "suit_order": "HSDC",
     "announcements": True,
     "away_conventions": True,
+    "pot_stake": 0,
+    "buy_back": 0,
 }
 
 GOOD_VALUES = [

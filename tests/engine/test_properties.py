@@ -58,6 +58,11 @@ def house_rules(draw: st.DrawFn) -> HouseRules:
             values[name] = draw(st.none() | numbers if spec.nullable else numbers)
     # Small lives make poverty, knock caps and players going out common.
     values["starting_lives"] = draw(st.sampled_from([1, 2, 3, 5, 10, 30]))
+    # A pot is played last_standing, and buying back in needs a pot (rules.md 3.10).
+    if values["end_condition"] != "last_standing":
+        values["pot_stake"] = 0
+    if not values["pot_stake"]:
+        values["buy_back"] = 0
     return HouseRules(**values)
 
 

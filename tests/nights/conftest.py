@@ -29,6 +29,7 @@ def clocks(settings: Any) -> None:
     settings.TOEPEN_BETWEEN_HANDS_SECONDS = 0
     settings.TOEPEN_TURN_SECONDS = 60
     settings.TOEPEN_GRACE_SECONDS = 30
+    settings.TOEPEN_BUY_BACK_SECONDS = 0  # a test buys back in before it steps on
 
 
 @pytest.fixture(autouse=True)

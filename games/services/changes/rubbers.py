@@ -24,6 +24,7 @@ from games.services.changes.decide import (
     check_door,
     set_windows,
 )
+from games.services.changes.seats import own_seat
 from games.services.conf import pace
 from games.services.refusals import refusal_message
 from games.services.state import Holder, TableState, finish_hand
@@ -64,6 +65,8 @@ def starting(holder: Holder, *, slate: bool = False) -> Make:
             players=[seat.name for seat in state.seats],
             lives=[rules.starting_lives] * table.seat_count,
             dealer=dealer,
+            pot_stake=rules.pot_stake,
+            currency=table.club.currency if rules.pot else "EUR",
         )
         seated = [
             RubberPlayer(
@@ -167,3 +170,59 @@ def end_hand(state: TableState, now: datetime) -> None:
         )
 
     store.with_work(state, write)
+
+
+def buy_back(table_id: int, holder: Holder, index: int) -> int:
+    """A player who went out in the hand just over buys back in before the next deal, once
+    more putting the stake into the pot (rules.md 3.10); refused with why where the rules do
+    not allow it."""
+    return change(table_id, buying_back(holder, index)).version
+
+
+def buying_back(holder: Holder, index: int) -> Make:
+    """The decision of `buy_back`, for the decider."""
+
+    def make(state: TableState, now: datetime) -> None:
+        check_door(state.table)
+        own_seat(state, holder, index)
+        buy_in(state, index, now)
+
+    return make
+
+
+def buy_in(state: TableState, index: int, now: datetime) -> None:
+    """Seat `index`'s player buys back in, or it is refused with why: the change of `buy_back`
+    and of the slate's keepers (games/services/slate.py), whose next hand, opened with nothing
+    written on it yet, is dealt again with her in it."""
+    refused = state.buy_back_refusal(index)
+    if refused is not None:
+        raise TableError(refused.code, buy_back_refusal_message(refused.code))
+    rubber_row, hand_row = state.rubber, state.hand_row
+    assert rubber_row is not None and hand_row is not None
+    hand = state.hand
+    slate_hand_open = hand is not None and not hand.complete and not table_rules.under_way(hand)
+    # The hand it comes before: the one the slate opened, or the next to be dealt.
+    before = hand_row.number if slate_hand_open else hand_row.number + 1
+    engine = state.engine_rubber(with_hand=False)
+    engine.buy_back(index, before)
+    rubber_row.lives = list(engine.lives)
+    rubber_row.buy_backs = [[seat, number] for seat, number in engine.buy_backs]
+    store.with_update(state, rubber_row, lives=rubber_row.lives, buy_backs=rubber_row.buy_backs)
+    state.base = None  # more than the hand's actions changed: other processes read the table
+    if slate_hand_open:
+        deal(state, now, again=True)
+
+
+def buy_back_refusal_message(code: str) -> str:
+    """A refused buying back in, in the reader's words."""
+    messages = {
+        "no_buy_back": _("These rules have no buying back in."),
+        "rubber_over": _("The rubber is over."),
+        "not_between_hands": _("You buy back in between hands, before the next deal."),
+        "not_out": _("Only a player who just went out buys back in."),
+        "buy_backs_used": _("You have bought back in as often as the rules allow."),
+        "too_few_left": _("Buying back in needs two other players still in."),
+        "computer_player": _("A computer player never buys back in."),
+        "away": _("A player who is away does not buy back in."),
+    }
+    return str(messages.get(code, _("You cannot buy back in now.")))

@@ -24,7 +24,10 @@ if TYPE_CHECKING:
 # The end of a hand: its row and its rubber's, as the engine leaves them (games.services.state's
 # `finish_hand`), and each player's tally.
 HAND_END = RowUpdate(PlayedHand, ("record", "complete", "result", "finished_at"))
-RUBBER_END = RowUpdate(Rubber, ("lives", "dealer", "over", "winner", "losers", "finished_at"))
+RUBBER_END = RowUpdate(
+    Rubber,
+    ("lives", "dealer", "over", "winner", "losers", "finished_at", "went_out", "pot_takers"),
+)
 # A hand dealt: its new row (the ORM's insert was a fifth of a deal's time).
 NEW_HAND = RowCreate(
     PlayedHand,
@@ -82,6 +85,8 @@ def hand_end(
                 rubber.winner,
                 rubber.losers,
                 rubber.finished_at,
+                rubber.went_out,
+                rubber.pot_takers,
             ),
             (rubber.pk,),
         ),
