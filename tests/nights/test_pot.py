@@ -12,12 +12,12 @@ from django.core.management import call_command
 from django.db.models import Sum
 
 from clubs.models import HouseRuleProfile, Membership
+from clubs.money import money
 from games.engine import HouseRules
 from games.models import Rubber, Table
 from games.services import tables
-from games.services.tables import TableError
 from games.services.snapshots import load_state
-from clubs.money import money
+from games.services.tables import TableError
 from nights import services
 from nights.models import Night, Payment, PlayerRubber
 from tests.nights.conftest import open_table, step
@@ -165,7 +165,7 @@ def test_the_night_page_shows_stakes_winnings_and_balances_in_the_readers_money(
     client.cookies["django_language"] = "nl"
     html = client.get(address, HTTP_ACCEPT_LANGUAGE="nl").content.decode().replace("\xa0", " ")
     assert "De pot" in html and "Saldo" in html
-    staked = PlayerRubber.objects.filter(night=night, key="u:%d" % pot_club.anna.user.pk)
+    staked = PlayerRubber.objects.filter(night=night, key=f"u:{pot_club.anna.user.pk}")
     anna = sum(row.staked for row in staked)
     assert money(anna, "EUR", "nl").replace("\xa0", " ") in html
     services.close_night(admin(pot_club), night)
