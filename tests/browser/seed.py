@@ -133,6 +133,11 @@ def main(spec: dict[str, Any]) -> dict[str, Any]:
         users[name] = (user, store[HOLDER_SESSION_KEY])
         out["people"][name] = store.session_key
     creator, creator_key = users[spec["people"][0]]
+    # {"night": true}: a club night is open, so the table belongs to it.
+    if spec.get("night"):
+        from nights.services import open_night
+
+        open_night(Membership.objects.select_related("club", "user").get(club=club, user=creator))
     if spec.get("slate"):
         # A slate table: the people as members, then guests by name; it starts at once.
         from games.services.slate import SlatePlayer, create_slate_table
@@ -175,6 +180,10 @@ def main(spec: dict[str, Any]) -> dict[str, Any]:
     # one the table takes) until the trick holds four, and "due" names whose turn it is.
     if spec.get("challenges") or spec.get("play_to"):
         out["due"] = play_for(table.pk, spec, users)
+    # {"lives": [1, 2, 2, 2]}: the first hand is dealt to these lives (a table seat each), as if
+    # the rubber had gone on a while.
+    if spec.get("lives"):
+        set_lives(table.pk, spec["lives"])
     out["code"] = Table.objects.get(pk=table.pk).code
     return out
 
@@ -227,6 +236,20 @@ def play_for(table_id: int, spec: dict[str, Any], users: dict[str, Any]) -> str 
     raise AssertionError(f"never {cards} cards on the trick")
 
 
+def set_lives(table_id: int, lives: list[int]) -> None:
+    from django.db.models import F
+
+    from games.models import PlayedHand, Rubber, Table
+
+    rubber = Rubber.objects.filter(table_id=table_id).latest("number")
+    rubber.lives = lives
+    rubber.save(update_fields=["lives"])
+    hand = PlayedHand.objects.filter(rubber=rubber).latest("number")
+    hand.record = {**hand.record, "lives": [lives[seat] for seat in hand.seats]}
+    hand.save(update_fields=["record"])
+    Table.objects.filter(pk=table_id).update(version=F("version") + 1)
+
+
 def report(code: str) -> dict[str, Any]:
     """The server's figures of a table's last rubber: lives, winner and losers (table seats),
     its hands and the seats' names."""
@@ -243,6 +266,9 @@ def report(code: str) -> dict[str, Any]:
         "winner": rubber.winner,
         "losers": rubber.losers,
         "hands": PlayedHand.objects.filter(rubber=rubber).count(),
+        "buy_backs": rubber.buy_backs,
+        "pot_takers": rubber.pot_takers,
+        "night": rubber.table.night_id,
     }
 
 

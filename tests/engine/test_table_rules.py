@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from games.engine import Action, Hand, HouseRules, IllegalAction, observe
 from games.engine import table as table_rules
 from games.engine.rubber import first_dealer
-from games.engine.table import LAUNDRY_ACTS, Moment, Pace, Refused, Seat, Step
+from games.engine.table import LAUNDRY_ACTS, Moment, Pace, Refused, Seat, Step, plan
 from tests.engine.test_properties import dealt_hands, every_action, slate_hands
 
 NOW = datetime(2026, 11, 24, 20, 0, tzinfo=UTC)
@@ -605,3 +605,14 @@ def test_no_persons_clock_runs_out_on_time_the_server_could_not_keep(
             assert all(step.when >= first for step in for_people), for_people
         if any(not bot for bot in bots[: hand.n]) and not hand.complete:
             assert for_people, "a person's clock always runs while she plays"
+
+
+def test_the_next_deal_waits_for_a_player_who_may_buy_back_in_and_only_for_her() -> None:
+    pace = Pace(between_hands=5.0, buy_back=20.0)
+    # Computer players only: the plan has no pause for people gone quiet.
+    ended = Moment(hand=None, hand_seats=[], seats=[Seat(bot=True)] * 4, changed_at=NOW)
+    [deal] = plan(ended, pace, NOW)
+    assert deal.kind == "deal" and deal.when == NOW + timedelta(seconds=5)
+    [deal] = plan(ended._replace(buyers=(2,)), pace, NOW)
+    assert deal.kind == "deal" and deal.when == NOW + timedelta(seconds=20)
+    assert plan(ended._replace(buyers=(2,), rubber_over=True), pace, NOW) == []

@@ -5,6 +5,7 @@ cent counted once: after a rebuild, and after a server that died at the rubber's
 from __future__ import annotations
 
 import random
+from html import unescape
 from io import StringIO
 
 import pytest
@@ -18,6 +19,7 @@ from games.models import Rubber, Table
 from games.services import tables
 from games.services.snapshots import load_state
 from games.services.tables import TableError
+from games.view.context import Viewer, render_view
 from nights import services
 from nights.models import Night, Payment, PlayerRubber
 from tests.nights.conftest import open_table, step
@@ -236,3 +238,29 @@ def test_a_server_killed_at_a_rubbers_end_loses_no_cent_and_books_none_twice(
     call_command("rebuild_standings", stdout=StringIO())
     assert cents(club=pot_club.club) == (1000, 1000)
     assert Night.objects.get().version > 0
+
+
+def test_the_phone_of_a_player_who_may_buy_back_in_offers_it_and_no_other_phone_does(
+    pot_club: Cast,
+) -> None:
+    players = {0: pot_club.anna, 1: pot_club.bram, 2: pot_club.cas, 3: pot_club.dirk}
+    for seed in range(20):
+        table = open_table(
+            pot_club.club, pot_club.anna, [pot_club.bram, pot_club.cas, pot_club.dirk]
+        )
+        rng = random.Random(seed)
+        state = load_state(Table.objects.get(pk=table.pk))
+        while not state.buyers() and step(table.pk, players, rng):
+            state = load_state(Table.objects.get(pk=table.pk))
+        if state.buyers():
+            break
+    [out] = state.buyers()[:1]
+    for seat in range(4):
+        html = unescape(render_view(state, Viewer(seats=(seat,), active=seat), language="en"))
+        assert "Pot: €10.00" in html
+        assert ("Buy back in (€2.50)" in html) == (seat in state.buyers()), seat
+    assert out in state.buyers()
+    tables.buy_back(table.pk, players[out].holder, out)
+    state = load_state(Table.objects.get(pk=table.pk))
+    html = unescape(render_view(state, Viewer(seats=(out,), active=out), language="en"))
+    assert "Pot: €12.50" in html and "Buy back in" not in html
