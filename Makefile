@@ -17,7 +17,7 @@ QUICK := not postgres and not redis and not browser and not server and not slow
 # SQLite where both databases must agree, and the faults only PostgreSQL has. Without the
 # connection pool, which cannot set up a test database (pytest-django).
 POSTGRES_PASS := tests/nights/test_booking.py tests/nights/test_fields.py \
-	tests/nights/test_pages.py tests/nights/test_who_played.py tests/test_names.py \
+	tests/nights/test_pages.py tests/nights/test_who_played.py tests/nights/test_pot.py tests/test_names.py \
 	tests/accounts/test_display_names.py \
 	tests/services/loop_write_cases.py tests/services/fault_cases.py \
 	tests/services/every_change_cases.py tests/tournaments/test_tournaments.py \

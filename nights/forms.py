@@ -6,6 +6,7 @@ from typing import Any
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from clubs.money import CURRENCIES
 from nights import services
 from nights.models import KING_WINS_MAX, POINTS_MAX
 
@@ -28,6 +29,12 @@ class NightSettingsForm(forms.Form):
         max_digits=6,
         decimal_places=2,
         help_text=_("Empty: whoever loses a rubber owes a round."),
+    )
+    currency = forms.ChoiceField(
+        label=_("The club's currency"),
+        choices=[(code, code) for code in CURRENCIES],
+        required=False,
+        help_text=_("For the pot and the kitty."),
     )
 
 

@@ -27,6 +27,7 @@ from openskill.models import PlackettLuce
 from accounts.models import Guest, User
 from accounts.names import clean_name
 from clubs.models import Club, Membership
+from clubs.money import CURRENCIES
 from games.engine.pot import pot_cents, shares, stakes
 from games.models import PlayedHand, Rubber, RubberPlayer, Seat, Table
 from games.services.prepared import Prepared
@@ -878,18 +879,29 @@ def may_untick(membership: Membership, owed: Round) -> bool:
 
 
 def update_settings(
-    club: Club, *, king_wins: int, members_open_nights: bool, round_amount: Decimal | None
+    club: Club,
+    *,
+    king_wins: int,
+    members_open_nights: bool,
+    round_amount: Decimal | None,
+    currency: str | None = None,
 ) -> ClubNights:
     if not 1 <= king_wins <= KING_WINS_MAX:
         raise NightError(_("A Toepkoning needs 1 to %(max)d rubbers won.") % {"max": KING_WINS_MAX})
     if round_amount is not None and not Decimal("0.01") <= round_amount <= Decimal("1000"):
         raise NightError(_("The amount must be from 0.01 to 1000."))
+    currency = currency or None  # left out: as it is
+    if currency is not None and currency not in CURRENCIES:
+        raise NightError(_("The app does not keep money in that currency."))
     with transaction.atomic():
         conf = _lock_club(club.pk)
         conf.king_wins = king_wins
         conf.members_open_nights = members_open_nights
         conf.round_amount = round_amount
         conf.save()
+        if currency is not None and currency != club.currency:
+            club.currency = currency
+            club.save(update_fields=["currency"])
     return conf
 
 

@@ -107,6 +107,7 @@ def night_settings(request: HttpRequest, slug: str) -> HttpResponse:
         "king_wins": conf.king_wins,
         "members_open_nights": conf.members_open_nights,
         "round_amount": conf.round_amount,
+        "currency": club.currency,
     }
     form = NightSettingsForm(request.POST or None, initial=initial)
     if request.method == "POST":

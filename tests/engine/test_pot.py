@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from games.engine import HouseRules, Rubber, RulesError
+from games.engine import HouseRules, Rubber, RulesError, replay
 from games.engine.pot import BuyBackRefused, buy_back_refusal, pot_takers, shares, stakes
 
-from .helpers import replay_actions, rules
+from .helpers import make_record, replay_actions, rules
 
 PLAYERS = ["Ann", "Bram", "Cas", "Dirk"]
 
@@ -211,3 +211,25 @@ def test_stakes_and_shares_count_every_cent_once():
     assert pot_takers(4, 3, None, [3, 1, 2]) == (1, 2, 3)
     assert shares(7, (2, 0, 1)) == {2: 3, 0: 2, 1: 2}
     assert shares(0, ()) == {}
+
+
+# -- hand records -----------------------------------------------------------------------------
+
+
+def test_a_hand_of_a_pot_rubber_carries_the_pot_rules_and_replays_as_any_other():
+    rubber = Rubber(pot_rules(), PLAYERS, dealer=0, lives=[3, 2, 4, 1], slate=True)
+    all_fold_to(rubber, 0)
+    rubber.buy_back(3)
+    record = rubber.deal().record()
+    assert record["rules"]["pot_stake"] == 250 and record["rules"]["buy_back"] == 1
+    assert record["lives"] == [3, 1, 3, 1]  # her lives as she bought them, at the deal
+    assert replay(record)["error"] is None
+
+
+def test_a_record_with_a_pot_played_first_out_is_a_bad_record_naming_the_field():
+    record = make_record(rules={"pot_stake": 250})
+    result = replay(record)
+    assert result["error"]["code"] == "bad_record"
+    assert "end_condition" in result["error"]["message"]
+    record = make_record(rules={"end_condition": "last_standing", "buy_back": 1})
+    assert "buy_back" in replay(record)["error"]["message"]

@@ -264,3 +264,16 @@ def test_the_phone_of_a_player_who_may_buy_back_in_offers_it_and_no_other_phone_
     state = load_state(Table.objects.get(pk=table.pk))
     html = unescape(render_view(state, Viewer(seats=(out,), active=out), language="en"))
     assert "Pot: €12.50" in html and "Buy back in" not in html
+
+
+def test_an_admin_sets_the_clubs_currency_and_the_pot_is_shown_in_it(pot_club: Cast) -> None:
+    path = f"/clubs/{pot_club.club.slug}/nights/settings/"
+    client = pot_club.anna.client()
+    assert client.post(path, {"king_wins": "3", "currency": "XYZ"}).status_code == 400
+    pot_club.club.refresh_from_db()
+    assert pot_club.club.currency == "EUR"
+    assert client.post(path, {"king_wins": "3", "currency": "CHF"}).status_code == 302
+    pot_club.club.refresh_from_db()
+    assert pot_club.club.currency == "CHF"
+    table, _bought = pot_rubber(pot_club, seed=7, buy=False)
+    assert Rubber.objects.get(table=table).currency == "CHF"

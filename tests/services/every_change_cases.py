@@ -75,10 +75,26 @@ WALKS = [
     (1, HouseRules(starting_lives=3)),
     (2, HouseRules(starting_lives=3, response_order="simultaneous", poverty="stake_two")),
     (3, HouseRules(starting_lives=4, exchange_limit=2, voluntary_fold=True)),
+    # For the pot, buying back in (rules.md 3.10): a change to the rubber's own row.
+    (
+        2,
+        HouseRules(
+            starting_lives=2,
+            end_condition="last_standing",
+            min_players=2,
+            pot_stake=100,
+            buy_back=3,
+        ),
+    ),
 ]
 STEPS = 180
-# A slate's entries are cheaper and fewer in kind: one walk covers them all.
-SLATE_WALKS = [(4, HouseRules(starting_lives=3, exchange_limit=3))]
+# A slate's entries are cheaper and fewer in kind: one walk covers them all, and one more
+# the pot's buying back in.
+SLATE_WALKS = [
+    (4, HouseRules(starting_lives=3, exchange_limit=3)),
+    # For the pot, buying back in on the slate (rules.md 3.10).
+    (8, HouseRules(starting_lives=2, end_condition="last_standing", pot_stake=100, buy_back=3)),
+]
 SLATE_STEPS = 200
 # From this version on a walk may end its table: its phones fall silent (the table plays for
 # them, pauses, and is abandoned), or its creator closes it.
@@ -222,6 +238,7 @@ def slate_choices(state: TableState) -> list[tuple[Any, ...]]:
         for seat in state.seats:
             for why in state.away_choices(seat.index):
                 found.append(("back", seat.index) if why == "back" else ("away", seat.index, why))
+        found += [("buy_back", index) for index in state.buyers()] * 3
     if table.deadline_at is not None:
         found += [("clock",)] * 3
     if table.status != Table.Status.CLOSED and table.version >= ENDING_FROM:
@@ -265,6 +282,7 @@ def choices(state: TableState, now: datetime) -> list[tuple[Any, ...]]:
                 continue
             for why in state.away_choices(seat.index):
                 found.append(("back", seat.index) if why == "back" else ("away", seat.index, why))
+        found += [("buy_back", index) for index in state.buyers() if state.seats[index].holder_key]
         if table.paused:
             found.append(("arrive", 0))
     if table.paused and table.version >= ENDING_FROM:
@@ -394,6 +412,8 @@ class Walk:
             await sync_to_async(tables.go_away)(table_id, holder, change[1], change[2])
         elif kind == "back":
             await sync_to_async(tables.come_back)(table_id, holder, change[1])
+        elif kind == "buy_back":
+            await sync_to_async(tables.buy_back)(table_id, holder, change[1])
         elif kind == "leave":
             await sync_to_async(tables.leave_seat)(table_id, change[1], holder)
         else:
@@ -420,6 +440,8 @@ class Walk:
                 return action_id, slate.going_away(anna, frame)
             if kind == "back":
                 return action_id, slate.coming_back(anna, {"seat": change[1], "hand": named})
+            if kind == "buy_back":
+                return action_id, slate.buying_back(anna, {"seat": change[1], "hand": named})
             raise AssertionError(kind)
         if kind == "start":
             return None, tables.starting(Holder(user_id=anna.pk))
@@ -434,6 +456,8 @@ class Walk:
             return None, tables.going_away(holder, change[1], change[2])
         if kind == "back":
             return None, tables.coming_back(holder, change[1])
+        if kind == "buy_back":
+            return None, tables.buying_back(holder, change[1])
         raise AssertionError(kind)
 
     def make_on_the_slate(self, before: TableState, change: tuple[Any, ...]) -> None:
@@ -454,6 +478,8 @@ class Walk:
             slate.go_away(self.table_id, keeper, frame, action_id)
         elif kind == "back":
             slate.come_back(self.table_id, keeper, {"seat": change[1], "hand": named}, action_id)
+        elif kind == "buy_back":
+            slate.buy_back(self.table_id, keeper, {"seat": change[1], "hand": named}, action_id)
         else:
             raise AssertionError(kind)
 
@@ -605,6 +631,7 @@ KINDS = {
     "clock: bot_laundry",
     "clock: abandon",
     "close",
+    "buy_back",
 }
 
 
@@ -633,6 +660,7 @@ SLATE_KINDS = {
     "slate: back",
     "slate: next_rubber",
     "slate: close",
+    "slate: buy_back",
 }
 
 

@@ -123,6 +123,10 @@ def deal(state: TableState, now: datetime, *, again: bool = False) -> bool:
         row = last
         row.record = hand.record()
         state.record_changed = True  # written with the table's fields (the store's claim)
+        if row.seats != list(rubber.hand_seats):
+            # Dealt to one player more: she bought back in (rules.md 3.10).
+            row.seats = list(rubber.hand_seats)
+            store.with_update(state, row, seats=row.seats)
     else:
         # After the rubber's latest hand, as load_state reads it; the first of a new rubber.
         ongoing = last is not None and state.rubber.pk is not None

@@ -7,7 +7,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("nights", "0001_initial"),
+        ("nights", "0002_booking_due"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -7,7 +7,7 @@ import games.encoding
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("games", "0013_rubber_player_left_after"),
+        ("games", "0014_member_seats"),
     ]
 
     operations = [
