@@ -76,6 +76,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         path = item.path.relative_to(root).as_posix()
         if path.startswith("tests/scaleout/"):  # the processes of a real set-up
             item.add_marker(pytest.mark.server)
+        if path.startswith("tests/browser/"):  # chromium and a server of its own
+            item.add_marker(pytest.mark.browser)
         if path.startswith(SHARED_SERVERS) and "xdist_group" not in markers:
             item.add_marker(pytest.mark.xdist_group(path.split("/")[1]))
     if unmarked:
