@@ -6,14 +6,17 @@ VENV := .venv
 PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8000
-# The SQLite pass of `make test` runs on this many pytest-xdist workers.
-TEST_WORKERS ?= 2
+# The SQLite pass of `make test` runs on this many pytest-xdist workers: more than a 2-core
+# machine's cores, as its browser and server tests spend much of their time waiting on other
+# processes. `make check`'s tests only compute: one worker a core.
+TEST_WORKERS ?= 4
+CHECK_WORKERS ?= 2
 # uv installs the dependencies in about a third of the time pip takes (pip installs uv first).
 UV := $(VENV)/bin/uv
 INSTALL := $(UV) pip install --quiet --python $(PY)
 # The tests that need no server process, database server or browser (`make check`).
 QUICK := not postgres and not redis and not browser and not server and not slow
-# The tests whose database is PostgreSQL on `make test`'s second pass: the same cases as on
+# The tests whose database is PostgreSQL on `make test`'s PostgreSQL pass: the same cases as on
 # SQLite where both databases must agree, and the faults only PostgreSQL has. Without the
 # connection pool, which cannot set up a test database (pytest-django).
 POSTGRES_PASS := tests/nights/test_booking.py tests/nights/test_fields.py \
@@ -63,26 +66,33 @@ run: install
 	env $$($(PY) -m toepen_site.allocator) $(VENV)/bin/daphne -b $(HOST) -p $(PORT) \
 		toepen_site.asgi:application
 
-# Two passes: the whole suite on SQLite (the default database), spread over TEST_WORKERS
-# processes, then the cases PostgreSQL must pass too on the local server. The browser tests
-# drive Debian's chromium, the proxy test runs Debian's nginx (tests/scaleout/test_proxy.py):
-# installed here with apt-get when missing and this user is root (as on CI), else those tests
-# skip (fail in CI). Without a PostgreSQL server that lets a role create databases, its tests
-# skip (fail in CI), and what is missing is said first.
+# Two passes at once: the whole suite on SQLite (the default database), spread over
+# TEST_WORKERS processes, and beside it the cases PostgreSQL must pass too, on the local server,
+# whose report follows the SQLite pass's. The browser tests drive Debian's chromium, the proxy
+# test runs Debian's nginx (tests/scaleout/test_proxy.py): installed here with apt-get when
+# missing and this user is root (as on CI), else those tests skip (fail in CI). Without a
+# PostgreSQL server that lets a role create databases, its tests skip (fail in CI), and what
+# is missing is said first.
 test: install-dev compile
 	@if { [ ! -x /usr/bin/chromium ] || [ ! -x /usr/sbin/nginx ]; } && [ "$$(id -u)" = 0 ] \
 		&& command -v apt-get >/dev/null; then \
 		echo "make test: installing chromium and nginx with apt-get (the browser and proxy tests)"; \
 		apt-get update -qq && apt-get install -y -qq chromium nginx; fi
 	@url=$$($(PY) -m tests.postgres) || exit 1; \
-	echo "make test: the suite on SQLite, on $(TEST_WORKERS) workers"; \
-	$(PYTEST) -n $(TEST_WORKERS) --dist loadgroup || exit 1; \
+	report=$$(mktemp); pg=; postgres=0; \
 	if [ -n "$$url" ]; then \
-		echo "make test: the PostgreSQL pass ($(POSTGRES_PASS))"; \
+		echo "make test: the PostgreSQL pass, beside the SQLite pass ($(POSTGRES_PASS))"; \
 		DATABASE_URL=$$url DATABASE_POOL_SIZE=0 DATABASE_CONN_MAX_AGE=0 \
 			DATABASE_LOCK_TIMEOUT_MS=500 \
-			$(PYTEST) $(POSTGRES_PASS); passed=$$?; \
-		$(PY) -m tests.postgres --drop $$url; exit $$passed; fi
+			$(PYTEST) -p no:cacheprovider $(POSTGRES_PASS) >$$report 2>&1 & pg=$$!; \
+		trap 'kill $$pg 2>/dev/null' INT TERM; fi; \
+	echo "make test: the suite on SQLite, on $(TEST_WORKERS) workers"; \
+	$(PYTEST) -n $(TEST_WORKERS) --dist loadgroup; sqlite=$$?; \
+	if [ -n "$$pg" ]; then \
+		wait $$pg; postgres=$$?; \
+		echo "make test: the PostgreSQL pass"; cat $$report; \
+		$(PY) -m tests.postgres --drop $$url; fi; \
+	rm -f $$report; [ $$sqlite = 0 ] && [ $$postgres = 0 ]
 
 # The quick loop: formatting, lint, types, then the tests that start no server process and
 # need no database server or browser (markers in pyproject.toml).
@@ -90,7 +100,7 @@ check: install-dev
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
-	$(PYTEST) -q -n $(TEST_WORKERS) -m "$(QUICK)"
+	$(PYTEST) -q -n $(CHECK_WORKERS) -m "$(QUICK)"
 
 # After adding or changing texts: refresh locale/*/django.po (needs gettext), then translate.
 messages: install

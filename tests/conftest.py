@@ -55,11 +55,32 @@ MARKED_FIXTURES = {
     "embedded": "server",
     "faulty": "server",
 }
-# Tests on one xdist worker each (`--dist loadgroup`): the browser's, which share one server
-# for the package, and the scale-out tests, whose servers (each holding a few connections per
-# thread) then stay as many at once as in a run without workers, well within PostgreSQL's
-# default limit beside other clients.
-SHARED_SERVERS = ("tests/browser/", "tests/scaleout/")
+# The scale-out modules whose server processes hold PostgreSQL connections (a few per thread
+# each), in two xdist groups (`--dist loadgroup`): however many workers, at most two of them
+# run at once, well within PostgreSQL's default connection limit beside other clients. A
+# module not named here that is marked `postgres` joins the second group; the others (a SQLite
+# file, Redis alone) run on any worker.
+POSTGRES_SERVER_GROUPS = {
+    "test_faults.py": "scaleout-postgres-1",
+    "test_proxy.py": "scaleout-postgres-1",
+    "test_connections_postgres.py": "scaleout-postgres-1",
+    "test_two_servers.py": "scaleout-postgres-2",
+    "test_systemd.py": "scaleout-postgres-2",
+    "test_health.py": "scaleout-postgres-2",
+    "test_redis_down.py": "scaleout-postgres-2",
+}
+
+
+def xdist_group(path: str, markers: set[str]) -> str | None:
+    """The xdist group of a test in the file `path` (from the repository's root): a browser
+    module's tests share its server and the browser on one worker; see POSTGRES_SERVER_GROUPS."""
+    folder, _, name = path.removeprefix("tests/").partition("/")
+    if folder == "browser":
+        return f"browser-{name}"
+    if folder == "scaleout":
+        default = "scaleout-postgres-2" if "postgres" in markers else None
+        return POSTGRES_SERVER_GROUPS.get(name, default)
+    return None
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -78,8 +99,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.server)
         if path.startswith("tests/browser/"):  # chromium and a server of its own
             item.add_marker(pytest.mark.browser)
-        if path.startswith(SHARED_SERVERS) and "xdist_group" not in markers:
-            item.add_marker(pytest.mark.xdist_group(path.split("/")[1]))
+        group = xdist_group(path, markers)
+        if group and "xdist_group" not in markers:
+            item.add_marker(pytest.mark.xdist_group(group))
     if unmarked:
         raise pytest.UsageError("\n".join(unmarked))
 
