@@ -130,7 +130,7 @@ def test_a_club_night_on_a_phone_and_the_big_screen(night_phones: Phones) -> Non
             break
         if finished >= 2:
             seed(server, do="again", codes=out["codes"])
-        phone.wait_for_timeout(3000)
+        phone.wait_for_timeout(1000)
     # The screen updated itself (no reload) as rubbers ended.
     expect(board).not_to_have_attribute("data-rubbers", "0")
     expect(screen.locator(".screen-king strong")).to_be_visible()
