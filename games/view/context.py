@@ -177,7 +177,7 @@ def build_view(
         knock=knock,
         answer_buttons=tuple(answer_buttons),
         laundry_buttons=tuple(laundry),
-        other_buttons=tuple(others),
+        other_buttons=tuple(others) + _buy_back_buttons(state, active, language),
         away_buttons=_away_buttons(state, active, language),
         my_clock=public.clocks.get(active) if active is not None else None,
         fold_vals=fold_vals,
@@ -425,16 +425,18 @@ def _away_buttons(state: TableState, seat: int | None, language: str) -> tuple[B
     what the table takes now."""
     if seat is None:
         return ()
-    buttons = _away_buttons_of(language, seat, tuple(state.away_choices(seat)))
-    if seat in state.buyers():
-        # Buying back in (rules.md 3.10): offered only where the engine allows it.
-        rubber = state.rubber
-        assert rubber is not None
-        price = money(rubber.pot_stake, rubber.currency, language)
-        text = _("Buy back in (%(price)s)") % {"price": price}
-        vals = _vals_json((("type", "buy_back"), ("seat", seat)))
-        buttons = (Button("buy_back", vals, text), *buttons)
-    return buttons
+    return _away_buttons_of(language, seat, tuple(state.away_choices(seat)))
+
+
+def _buy_back_buttons(state: TableState, seat: int | None, language: str) -> tuple[Button, ...]:
+    """Buying back in (rules.md 3.10), for the seat shown: offered only where the engine
+    allows it, beside the knock button (not in the away menu: it is a move of the game)."""
+    rubber = state.rubber
+    if seat is None or rubber is None or seat not in state.buyers():
+        return ()
+    price = money(rubber.pot_stake, rubber.currency, language)
+    text = _("Buy back in (%(price)s)") % {"price": price}
+    return (Button("buy_back", _vals_json((("type", "buy_back"), ("seat", seat))), text),)
 
 
 @functools.lru_cache(maxsize=256)
