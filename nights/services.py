@@ -491,9 +491,14 @@ def book_due() -> int:
 
 
 def on_catch_up(sender: Any, **_: Any) -> None:
-    """games.services.events.catch_up, from the clock: book what is due."""
-    if _ANY_DUE():
-        book_due()
+    """games.services.events.catch_up, from the clock: book what is due. While the database
+    cannot be reached what is due stays due for the next try, said as a warning: an outage is
+    expected, and the clock says it is back."""
+    try:
+        if _ANY_DUE():
+            book_due()
+    except DatabaseError as error:
+        log.warning("due bookings wait for the database (%s); tried again", error)
 
 
 # Asked every few seconds by every process: prepared, as the live table's own queries are.

@@ -18,6 +18,7 @@ from channels.testing import WebsocketCommunicator
 from django.db import connection, connections
 from django.test import Client
 
+from games.live import clock
 from games.models import Table
 from games.services import tables
 from tests.personas import Cast
@@ -201,4 +202,18 @@ async def test_the_guard_closes_a_phone_once_whatever_it_was_sent_before_the_dat
 
     await DatabaseDownGuard(inner)({"type": "websocket", "path": "/ws/"}, None, send)
     assert sent == [*before, *added]
+    assert any("database" in message for message in warnings_in(caplog))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_clocks_catching_up_waits_out_a_database_outage_with_a_warning(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """What is due stays due while the database is away: an outage is expected, said as a
+    warning, not an error with a traceback every few seconds."""
+    connection.close()
+    with database_down():
+        clock._catch_up()  # as the clock does every CATCH_UP_SECONDS
+        connection.close()
+    assert not errors_in(caplog)
     assert any("database" in message for message in warnings_in(caplog))
