@@ -252,7 +252,9 @@ def _csv_cell(value: Any) -> Any:
     return value
 
 
-def _csv_response(filename: str, header: list[str], rows: list[list[Any]]) -> HttpResponse:
+def csv_response(filename: str, header: list[str], rows: list[list[Any]]) -> HttpResponse:
+    """A CSV download whose cells a spreadsheet never reads as a formula (`_csv_cell`): the
+    night's, the season's and a tournament's exports."""
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     writer = csv.writer(response)
@@ -297,7 +299,7 @@ def night_csv(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         for row in reads.night_standings(night)
     ]
     filename = f"{club.slug}-{timezone.localtime(night.opened_at):%Y-%m-%d}-{night.pk}.csv"
-    return _csv_response(filename, [_("Player"), *_standing_header()], rows)
+    return csv_response(filename, [_("Player"), *_standing_header()], rows)
 
 
 # -- seasons ----------------------------------------------------------------------------------
@@ -356,7 +358,7 @@ def season_csv(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         _("Rating"),
         _("Uncertainty"),
     ]
-    return _csv_response(f"{club.slug}-{slugify(season.name) or 'season'}.csv", header, rows)
+    return csv_response(f"{club.slug}-{slugify(season.name) or 'season'}.csv", header, rows)
 
 
 # -- guests -----------------------------------------------------------------------------------

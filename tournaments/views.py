@@ -18,7 +18,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from accounts.guests import SESSION_KEY as GUEST_SESSION_KEY
 from clubs.access import get_club_for_member
 from clubs.models import Club, Membership
-from nights.views import _csv_response
+from nights.views import csv_response
 from tournaments import reads, services
 from tournaments.forms import RegisterForm, TournamentForm
 from tournaments.models import Tournament
@@ -203,7 +203,7 @@ def leaderboard_csv(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         for row in page.standings
     ]
     filename = f"{club.slug}-{slugify(tournament.name) or 'tournament'}.csv"
-    return _csv_response(filename, header, rows)
+    return csv_response(filename, header, rows)
 
 
 @require_GET
