@@ -345,7 +345,9 @@
     var name = e.target.closest && e.target.closest(".slate-name");
     var player = name && name.closest(".slate-player");
     if (!player) { lastTap = null; return; }
-    var now = Date.now();
+    // When the finger touched, not when the script got to it: a busy phone's late handler
+    // does not split a double tap.
+    var now = e.timeStamp;
     if (lastTap && lastTap.seat === player.dataset.seat && now - lastTap.t < 400) {
       lastTap = null;
       if (name.dataset.knock) enter(JSON.parse(name.dataset.knock), name.dataset.knockText);

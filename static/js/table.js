@@ -441,7 +441,7 @@
   page.addEventListener("pointerup", function (e) {
     var felt = e.target.closest && e.target.closest("#table-felt");
     if (!felt || e.target.closest("button, a, input")) { lastTap = null; return; }
-    var now = Date.now();
+    var now = e.timeStamp; // when the finger lifted, however late the handler runs
     if (lastTap && now - lastTap.t < 400 && Math.abs(e.clientX - lastTap.x) < 40 && Math.abs(e.clientY - lastTap.y) < 40) {
       lastTap = null;
       var knock = document.querySelector("#table-actions .action-knock");

@@ -76,7 +76,7 @@ class LiveServer:
         self.env = {
             **os.environ,
             "DATABASE_URL": f"sqlite:///{folder / 'db.sqlite3'}",
-            "DJANGO_SETTINGS_MODULE": "toepen_site.settings",
+            "DJANGO_SETTINGS_MODULE": "tests.browser.settings",
             "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
             "DJANGO_DEBUG": "true",
             "TOEPEN_BOT_SECONDS": "0.3",
@@ -191,8 +191,11 @@ def daphne_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServ
 def playwright() -> Iterator[Any]:
     require_service("chromium", CHROMIUM.exists())
     os.environ["PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD"] = "1"
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
+    # What a page is expected to show, it shows within a fraction of a second on an idle
+    # machine; the bound is for one busy with the rest of the suite.
+    expect.set_options(timeout=15_000)
     with sync_playwright() as driver:
         yield driver
 
@@ -229,6 +232,8 @@ class Phones:
         self.contexts.append(context)
         page = context.new_page()
         page.set_default_timeout(10_000)
+        # A page load waits on a server that shares the machine with the rest of the suite.
+        page.set_default_navigation_timeout(30_000)
         return page
 
     def shot(self, page: Any, step: str) -> None:

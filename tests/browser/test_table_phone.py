@@ -21,7 +21,9 @@ pytestmark = pytest.mark.browser
 PLAYABLE = "#table-hand .card-button.is-playable"
 
 
-def wait_for_change(page: Any, before: int, timeout: float = 5) -> int:
+def wait_for_change(page: Any, before: int, timeout: float = 15) -> int:
+    """The next view after `before`. The bound is for a machine busy with other work: a view
+    comes in a fraction of a second on an idle one."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         now = version(page)
@@ -249,7 +251,7 @@ def test_the_table_recovers_by_itself_after_the_server_restarts(phones: Phones) 
     # And the game goes on from that page: the next move anna makes is taken. (A computer
     # player may knock first: she stays, which is a move taken too, and waits for her card.)
     before = version(page)
-    card = play_a_card(page, timeout=20)
+    card = play_a_card(page, timeout=30)
     wait_for_change(page, before)
     expect(page.locator(f'#table-hand .card[data-card="{card}"]')).to_have_count(0)
     phones.shot(page, "played-after-restart")
@@ -407,7 +409,7 @@ def test_a_tap_while_the_database_is_away_is_kept_until_it_is_taken_and_said_so(
     page.goto(f"{server.url}/t/{table['code']}/")
     page.locator(f"{PLAYABLE} .card").first.wait_for(timeout=30_000)
     away = True
-    card = play_a_card(page, timeout=10)
+    card = play_a_card(page, timeout=30)
     waiting = page.locator("#table-waiting")
     expect(waiting).to_be_visible(timeout=5000)
     expect(waiting).to_have_text(WAITING)
