@@ -52,11 +52,11 @@ install: $(VENV)/.installed
 install-dev: install $(VENV)/.dev-installed
 
 # The view's, the engine's and the bots' hot modules compiled with mypyc, when changed
-# (toepen_site/compiled.py; without a C compiler they run as Python, with a warning). The tests
-# run on the build, as production does; `make run` leaves it out (a newcomer's first start stays
-# quick) and uses one it finds.
+# (games/compiled.py names them, toepen_site/compile.py builds them; without a C compiler they
+# run as Python, with a warning). The tests run on the build, as production does; `make run`
+# leaves it out (a newcomer's first start stays quick) and uses one it finds.
 compile: install-dev
-	$(PY) -m toepen_site.compiled
+	$(PY) -m toepen_site.compile
 
 # The server runs on mimalloc where this Python has it (toepen_site/allocator.py). The demo's
 # addresses are printed whole, and daphne's own line says where it listens.
@@ -116,5 +116,5 @@ bench-engine: install-dev
 	$(PY) bench/engine.py
 
 clean:
-	$(PY) -m toepen_site.compiled --clean || true
+	$(PY) -m toepen_site.compile --clean || true
 	rm -rf $(VENV) db.sqlite3 staticfiles

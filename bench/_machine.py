@@ -38,9 +38,9 @@ def python_build() -> str:
 
 
 def compiled_modules() -> list[str]:
-    """The modules that run compiled (toepen_site/compiled.py, `make compile`): the view's
+    """The modules that run compiled (games/compiled.py, `make compile`): the view's
     renders about a quarter less CPU, the engine's hands half."""
-    from toepen_site import compiled  # the benchmarks run from the repository's root
+    from games import compiled  # the benchmarks run from the repository's root
 
     return compiled.running_builds()
 

@@ -26,7 +26,7 @@ come, and the writer writes them in one transaction (their CPU shared out among 
 `--jinja` renders each action's four views a second time through the Jinja2 template
 (bench/jinja_view.py) instead of html.py, the two in turns (one first, then the other first),
 from the same snapshot, and stops if any view differs (on the view's source: the compiled module
-would not see the template swapped in, toepen_site/compiled.py); `--processes 2` renders the
+would not see the template swapped in, games/compiled.py); `--processes 2` renders the
 four phones as two server processes would, two and two, each pass sharing its own public part
 (the scale-out set-up).
 """
@@ -236,7 +236,7 @@ def main() -> None:
     if args.jinja and "games.view.context" in compiled_modules():
         parser.error(
             "--jinja swaps the view's writer in games.view.context, which the compiled module "
-            "does not see: run `python -m toepen_site.compiled --clean` first"
+            "does not see: run `python -m toepen_site.compile --clean` first"
         )
 
     database = None

@@ -1,4 +1,4 @@
-"""The view's and the engine's modules compiled with mypyc (toepen_site/compiled.py): in CI the
+"""The view's and the engine's modules compiled with mypyc (games/compiled.py): in CI the
 suite runs on the build, and an edited source never runs as its old build."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from games import compiled
 from games.models import Table
 from games.services import state
-from toepen_site import compiled
 
 
 def test_in_ci_the_suite_runs_on_the_compiled_modules() -> None:

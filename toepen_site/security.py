@@ -1,6 +1,6 @@
-"""Browser-facing guards: the websocket Origin check, the Permissions-Policy header, and the
-table page's websocket in its Content-Security-Policy (the policy itself is Django's own:
-SECURE_CSP in settings.py)."""
+"""Browser-facing guards: the websocket Origin check and the Permissions-Policy header (the
+Content-Security-Policy is Django's own: SECURE_CSP in settings.py; a table page names its
+websocket in it, games/views.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ from channels.security.websocket import WebsocketDenier
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.http.request import split_domain_port, validate_host
-from django.utils.csp import CSP, build_policy
 from django.utils.http import is_same_domain
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -108,13 +107,3 @@ class PermissionsPolicyMiddleware:
         response: HttpResponse = self.get_response(request)
         response.headers.setdefault("Permissions-Policy", self.header)
         return response
-
-
-def allow_own_websocket(request: HttpRequest, response: HttpResponse) -> HttpResponse:
-    """The site's policy, with this page's own websocket origin named in connect-src: 'self'
-    covers a same-origin ws:/wss: only in CSP Level 3 browsers, and Safari before 16 is not one.
-    Django's middleware keeps a policy header the view has set."""
-    scheme = "wss" if request.is_secure() else "ws"
-    policy = {**settings.SECURE_CSP, "connect-src": [CSP.SELF, f"{scheme}://{request.get_host()}"]}
-    response.headers[CSP.HEADER_ENFORCE] = build_policy(policy)
-    return response

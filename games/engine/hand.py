@@ -151,7 +151,7 @@ class Hand:
 
     def __new__(cls, *args: object, **kwargs: object) -> Hand:
         # A blank hand, for `copy` to fill without running `__init__`: compiled with mypyc
-        # (toepen_site/compiled.py), a class's instance is made without its `__init__` only here.
+        # (games/compiled.py), a class's instance is made without its `__init__` only here.
         return object.__new__(cls)
 
     def __init__(

@@ -5,5 +5,5 @@ shares (`PublicView`, from a spectator's observation) and each phone's own (`Sea
 seat's cards from the engine's `observe` for that seat and its buttons); `html` writes them out
 for an app table. `slate_html` writes a slate table, the same for every phone. The table page
 and every websocket push render through `context.render_view`, so they cannot differ. `parts`,
-`context` and `html` may run compiled (toepen_site/compiled.py).
+`context` and `html` may run compiled (games/compiled.py).
 """

@@ -5,7 +5,7 @@
 part is built once for all the phones of a render and its markup is shared between them, so it
 may hold public facts only: its fields' types admit no seat's own values (a `HeldCard`, a
 `Button`, an `Observation`), and mypy refuses one put there (tests/view/test_parts.py). Named
-tuples: a view is made for every phone at every change, and compiled (toepen_site/compiled.py)
+tuples: a view is made for every phone at every change, and compiled (games/compiled.py)
 a named tuple costs a fraction of what a frozen dataclass costs to make.
 """
 

@@ -199,7 +199,7 @@ def test_a_bad_value_is_an_error_that_names_its_field(field, value):
 
 
 def test_a_profile_made_in_code_checks_its_fields_too():
-    # `rules.py` stays interpreted (toepen_site/compiled.py): compiled, the annotation's check
+    # `rules.py` stays interpreted (games/compiled.py): compiled, the annotation's check
     # would refuse the value as a TypeError before the field's own check could name it.
     with pytest.raises(RulesError) as caught:
         HouseRules(starting_lives="10")

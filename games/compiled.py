@@ -14,17 +14,17 @@ profile: `rules.py`) stay interpreted: there a value of any type must get the en
 error (`BadRecord`, `RulesError`), never a compiled check's `TypeError`, and the engine's tests
 hold them to it (`tests/engine/test_records.py`, `test_cards_and_rules.py`).
 
-    python -m toepen_site.compiled           # build them beside their sources (`make compile`)
-    python -m toepen_site.compiled --clean   # back to the sources alone
+    python -m toepen_site.compile           # build them beside their sources (`make compile`)
+    python -m toepen_site.compile --clean   # back to the sources alone
 
-A build sits beside its source (`html.cpython-313-x86_64-linux-gnu.so` next to `html.py`) and
-Python imports it first. So that an edited source never runs as its old build, `games` imports
+The app names its modules and keeps an old build of them from running; the project builds them
+(toepen_site/compile.py, with mypyc and setuptools, which serving does not install). A build
+sits beside its source (`html.cpython-313-x86_64-linux-gnu.so` next to `html.py`) and Python
+imports it first. So that an edited source never runs as its old build, `games` imports
 the sources instead, with a warning that says how to build them again, when a build is older
 than its source or than a module it was compiled against (`DEPENDS`;
 `prefer_sources_if_stale`), and so does a module with a build that is no longer compiled
-(`strays`: a checkout of code that compiled more leaves its builds). Without a C compiler
-the build is skipped with a warning and the sources run as they are; in CI (`CI=true`) a
-failed build fails.
+(`strays`: a checkout of code that compiled more leaves its builds).
 """
 
 from __future__ import annotations
@@ -32,10 +32,7 @@ from __future__ import annotations
 import importlib.abc
 import importlib.machinery
 import importlib.util
-import os
-import shutil
 import sys
-import tempfile
 import warnings
 from pathlib import Path
 from typing import Any
@@ -102,7 +99,7 @@ def running_builds() -> list[str]:
     return found
 
 
-def _group_library() -> Path:
+def group_library() -> Path:
     package, _, name = GROUP.rpartition(".")
     return ROOT / package.replace(".", "/") / f"{name}__mypyc.py"
 
@@ -135,7 +132,7 @@ def strays(root: Path = ROOT) -> list[str]:
     """Modules with a build beside their source that MODULES no longer names (a module taken
     off the list, or a build left by a checkout that compiled more): Python would import that
     build ahead of the source, old code nothing checks. They run from their sources, and
-    `clean` (so `make compile`) removes their builds."""
+    the build (`make compile`) removes their builds."""
     return [
         module
         for source in sorted((root / "games").rglob("*.py"))
@@ -177,66 +174,6 @@ def prefer_sources_if_stale() -> None:
         warnings.warn(
             f"the build of {', '.join(finder.sources)} is older than its sources or what it was "
             "compiled against, or no longer compiled: running the sources; `make compile` (or "
-            "`python -m toepen_site.compiled`) builds it again",
+            "`python -m toepen_site.compile`) builds it again",
             stacklevel=2,
         )
-
-
-def clean() -> None:
-    for module in (*MODULES, *strays()):
-        for build in builds(ROOT / module):
-            build.unlink()
-    for build in builds(_group_library()):
-        build.unlink()
-
-
-def build() -> None:
-    """Compile MODULES in place (mypyc's C and objects in a temporary directory)."""
-    from mypyc.build import mypycify  # the build's own tools: mypy and setuptools (dev extra)
-    from setuptools import setup
-
-    clean()
-    with tempfile.TemporaryDirectory(prefix="toepen-mypyc-") as work:
-        here = os.getcwd()
-        os.chdir(ROOT)  # mypyc names modules by their paths from here
-        try:
-            extensions = mypycify(
-                list(MODULES), opt_level="3", group_name=GROUP, target_dir=f"{work}/c"
-            )
-            setup(
-                name="toepen-compiled",
-                ext_modules=extensions,
-                script_args=[
-                    "--quiet",
-                    "build_ext",
-                    "--inplace",
-                    f"--build-temp={work}/temp",
-                    f"--build-lib={work}/lib",
-                ],
-            )
-        finally:
-            os.chdir(here)
-
-
-def main(argv: list[str]) -> int:
-    if "--clean" in argv:
-        clean()
-        print("compiled modules removed: the sources run as they are")
-        return 0
-    if not stale() and not strays() and all(builds(ROOT / module) for module in MODULES):
-        print("compiled modules up to date")
-        return 0
-    try:
-        if shutil.which(os.environ.get("CC", "cc")) is None:
-            raise RuntimeError("no C compiler (cc) found")
-        build()
-    except (Exception, SystemExit) as error:  # setuptools ends a failed build with SystemExit
-        clean()  # a half build must not shadow the sources
-        print(f"warning: the modules were not compiled ({error}); the sources run", file=sys.stderr)
-        return 1 if os.environ.get("CI") == "true" else 0
-    print(f"compiled: {', '.join(MODULES)}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
