@@ -5,6 +5,8 @@ cent counted once: after a rebuild, and after a server that died at the rubber's
 from __future__ import annotations
 
 import random
+import secrets
+from collections import OrderedDict
 from html import unescape
 from io import StringIO
 
@@ -14,9 +16,10 @@ from django.db.models import Sum
 
 from clubs.models import HouseRuleProfile, Membership
 from clubs.money import money
+from games.bots import make_bot
 from games.engine import HouseRules
 from games.models import Rubber, Table
-from games.services import tables
+from games.services import bot_seats, tables
 from games.services.snapshots import load_state
 from games.services.tables import TableError
 from games.view.context import Viewer, render_view
@@ -48,21 +51,31 @@ def admin(klaver: Cast) -> Membership:
 
 def pot_rubber(klaver: Cast, seed: int, buy: bool = True) -> tuple[Table, int | None]:
     """A rubber at Anna's table with Bram, Cas and a computer player, played to its end; the
-    first person who may buy back in does (`buy`). The table and the seat that bought."""
-    table = open_table(klaver.club, klaver.anna, [klaver.bram, klaver.cas], bots={3: "easy"})
-    players = {0: klaver.anna, 1: klaver.bram, 2: klaver.cas}
-    rng = random.Random(seed)
-    bought = None
-    for _ in range(3000):
-        state = load_state(Table.objects.get(pk=table.pk))
-        assert 3 not in state.buyers(), "a computer player is never offered to buy back in"
-        buyers = [seat for seat in state.buyers() if seat in players]
-        if buy and buyers and bought is None:
-            bought = buyers[0]
-            tables.buy_back(table.pk, players[bought].holder, bought)
-            continue
-        if not step(table.pk, players, rng):
-            return Table.objects.get(pk=table.pk), bought
+    first person who may buy back in does (`buy`). The table and the seat that bought.
+
+    Everything in it comes from `seed`: the people's moves, and the cards, the first dealer
+    and the computer player's choices too (else drawn from `secrets` afresh each run), so a
+    seed plays the same rubber every time."""
+    deals = random.Random(f"deals {seed}")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(secrets, "randbits", deals.getrandbits)
+        patch.setattr(secrets, "randbelow", deals.randrange)
+        patch.setattr(bot_seats, "make_bot", lambda level: make_bot(level, seed))
+        patch.setattr(bot_seats, "_bots", OrderedDict())  # no bot of an earlier table's id
+        table = open_table(klaver.club, klaver.anna, [klaver.bram, klaver.cas], bots={3: "easy"})
+        players = {0: klaver.anna, 1: klaver.bram, 2: klaver.cas}
+        rng = random.Random(seed)
+        bought = None
+        for _ in range(3000):
+            state = load_state(Table.objects.get(pk=table.pk))
+            assert 3 not in state.buyers(), "a computer player is never offered to buy back in"
+            buyers = [seat for seat in state.buyers() if seat in players]
+            if buy and buyers and bought is None:
+                bought = buyers[0]
+                tables.buy_back(table.pk, players[bought].holder, bought)
+                continue
+            if not step(table.pk, players, rng):
+                return Table.objects.get(pk=table.pk), bought
     raise AssertionError("the rubber did not end")
 
 
