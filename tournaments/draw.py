@@ -4,9 +4,10 @@ nobody twice, and no two players together again while a draw without a repeat ex
 Pure Python, no Django: players are whole numbers (the entries' ids), `met` counts how often
 each pair already shared a table. A complete search (a player with the fewest possible
 companions first, then every group of companions she may sit with) finds a draw without a
-repeated pair whenever one exists, within a budget of steps far above what a club's numbers
-need; when there is none, or the budget runs out, swaps between tables bring the repeats down
-to as few as they can find.
+repeated pair whenever one exists, within a budget of steps far above what a small field
+needs; when there is none, or the budget runs out on a big field, a search of swaps between
+tables (the swap that helps most, none undone at once) looks on for a draw without a repeat,
+and else brings the repeats down to as few as it finds.
 """
 
 from __future__ import annotations
@@ -21,8 +22,11 @@ LARGEST = 6
 # Steps of the complete search before it gives up looking for a draw without a repeat: a
 # field of nine players tries every draw there is in far fewer.
 SEARCH_BUDGET = 20_000
-# Swaps tried to bring the repeats down when no draw without one was found.
-SWAP_BUDGET = 20_000
+# The search of swaps that brings the repeats down when no draw without one was found: each
+# swap weighs every player, so its number of swaps is this divided by the players (a draw
+# that needs a repeat costs a fraction of a second at any size).
+SWAP_BUDGET = 200_000
+SWAP_STEPS = 5_000  # and no more swaps than this on a small field
 
 Pair = tuple[int, int]
 
@@ -152,30 +156,63 @@ def _search(
 def _fewest_repeats(
     order: list[int], sizes: list[int], met: Mapping[Pair, int], rng: random.Random
 ) -> list[list[int]]:
-    """A draw with as few repeated pairs as swapping two players between tables finds,
-    starting from the players in order."""
+    """A draw with as few repeated pairs as a search of swaps finds, starting from the players
+    in order: again and again a player who meets someone again is swapped with the player at
+    another table that brings the repeats down most (or raises them least), a swap just undone
+    not made again for a while, until no pair is repeated or the swaps have weighed
+    `SWAP_BUDGET` players. The best draw seen is kept."""
     tables: list[list[int]] = []
     at = 0
     for size in sizes:
         tables.append(order[at : at + size])
         at += size
-
-    def cost(table: list[int]) -> int:
-        return sum(met.get(pair(a, b), 0) for a, b in combinations(table, 2))
-
-    costs = [cost(table) for table in tables]
     if len(tables) < 2:
         return tables
-    for _ in range(SWAP_BUDGET):
-        if not any(costs):
+    where = {p: t for t, table in enumerate(tables) for p in table}
+
+    def weight(a: int, b: int) -> int:
+        return met.get(pair(a, b), 0) if a != b else 0
+
+    # load[p][t]: how often p met the players at table t (herself aside).
+    load = {p: [sum(weight(p, q) for q in table) for table in tables] for p in order}
+    total = sum(load[p][where[p]] for p in order) // 2
+    best, best_total = [list(table) for table in tables], total
+    tabu: dict[tuple[int, int], int] = {}
+    tenure = min(10, len(order) // 4 + 1)
+    for step in range(min(SWAP_STEPS, SWAP_BUDGET // len(order))):
+        if not total:
             break
-        t1, t2 = rng.sample(range(len(tables)), 2)
-        i1, i2 = rng.randrange(len(tables[t1])), rng.randrange(len(tables[t2]))
-        a, b = tables[t1][i1], tables[t2][i2]
-        tables[t1][i1], tables[t2][i2] = b, a
-        new1, new2 = cost(tables[t1]), cost(tables[t2])
-        if new1 + new2 <= costs[t1] + costs[t2]:
-            costs[t1], costs[t2] = new1, new2
-        else:
-            tables[t1][i1], tables[t2][i2] = a, b
-    return tables
+        clashing = [p for p in order if load[p][where[p]]]
+        a = rng.choice(clashing)
+        ta = where[a]
+        moves: list[int] = []
+        least = None
+        for b in order:
+            tb = where[b]
+            if tb == ta:
+                continue
+            ab = weight(a, b)
+            delta = load[a][tb] - ab + load[b][ta] - ab - load[a][ta] - load[b][tb]
+            forbidden = tabu.get((a, tb), -1) > step or tabu.get((b, ta), -1) > step
+            if forbidden and total + delta >= best_total:
+                continue
+            if least is None or delta < least:
+                least, moves = delta, [b]
+            elif delta == least:
+                moves.append(b)
+        if least is None:
+            continue
+        b = rng.choice(moves)
+        tb = where[b]
+        for p in order:
+            shift = weight(p, b) - weight(p, a)
+            load[p][ta] += shift
+            load[p][tb] -= shift
+        tables[ta][tables[ta].index(a)] = b
+        tables[tb][tables[tb].index(b)] = a
+        where[a], where[b] = tb, ta
+        tabu[(a, ta)] = tabu[(b, tb)] = step + tenure + rng.randrange(3)
+        total += least
+        if total < best_total:
+            best, best_total = [list(table) for table in tables], total
+    return best

@@ -126,3 +126,27 @@ def test_with_a_repeat_forced_the_draw_keeps_repeats_few() -> None:
 def test_the_draw_refuses_a_player_twice() -> None:
     with pytest.raises(DrawError):
         draw([1, 2, 3, 3], [4], {}, random.Random(1))
+
+
+@pytest.mark.parametrize(
+    ("players", "size", "rounds"),
+    [(40, 4, 8), (40, 5, 5), (64, 4, 12), (64, 5, 9), (200, 4, 8)],
+)
+def test_a_big_field_meets_nobody_twice_while_its_numbers_allow_it(
+    players: int, size: int, rounds: int
+) -> None:
+    # Round after round the complete search can run out of steps on a big field; a draw
+    # without a repeat still exists at these numbers, and the draw must find it.
+    for seed in range(3):
+        rng = random.Random(seed)
+        field = list(range(1, players + 1))
+        sizes = table_sizes(players, size)
+        met: dict[Pair, int] = {}
+        for number in range(1, rounds + 1):
+            tables = draw(field, sizes, met, rng)
+            seated = [p for table in tables for p in table]
+            assert sorted(seated) == field
+            assert repeats(tables, met) == 0, (seed, number)
+            for table in tables:
+                for a, b in combinations(table, 2):
+                    met[pair(a, b)] = met.get(pair(a, b), 0) + 1
