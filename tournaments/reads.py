@@ -12,11 +12,13 @@ the top places in its own order.
 
 from __future__ import annotations
 
-from collections import defaultdict
+import threading
+from collections import OrderedDict, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from django.db.models import Count, Max, Q, Sum
 from django.urls import reverse
 
 from games.models import Rubber, RubberPlayer, Table
@@ -106,6 +108,12 @@ class Page:
     entries: list[Entry]
     rounds: list[RoundRead]
     standings: list[Standing]
+    # What `shown_page` read it at (empty when read for a change): names its parts in a cache.
+    version: tuple = ()
+
+    @property
+    def version_key(self) -> str:
+        return "-".join(str(part) for part in self.version).replace(" ", "_")
 
     @property
     def current(self) -> RoundRead | None:
@@ -150,6 +158,55 @@ class Page:
         """Who the next round's draw takes."""
         number = len(self.rounds) + 1
         return [e for e in self.entries if not e.left and e.from_round <= number]
+
+
+# The pages read last, by tournament, each with the version it was read at: a page is read
+# again only when something it shows has changed. Kept in the process (never shared, nothing to
+# unpickle), a few tournaments at a time; the pages' views never change what they are given.
+_READ: OrderedDict[int, tuple[tuple, Page]] = OrderedDict()
+_READ_KEPT = 8
+_READ_LOCK = threading.Lock()
+
+
+def version(tournament: Tournament) -> tuple:
+    """What the page shows changes only with this (two aggregate queries): the players
+    (registered, leaving), the drawn tables, and each table's version, which moves with every
+    change of the table (its rubber's end, its closing, a slate's undo)."""
+    entries = Entry.objects.filter(tournament=tournament).aggregate(
+        n=Count("pk"), last=Max("pk"), left=Count("pk", filter=Q(left=True))
+    )
+    tables = DrawnTable.objects.filter(round__tournament=tournament).aggregate(
+        n=Count("pk"), last=Max("table_id"), versions=Sum("table__version")
+    )
+    return (
+        tournament.created_at,
+        entries["n"],
+        entries["last"],
+        entries["left"],
+        tables["n"],
+        tables["last"],
+        tables["versions"],
+    )
+
+
+def shown_page(tournament: Tournament) -> Page:
+    """`page(tournament)` for the pages that only show it: read again only when its
+    `version` moved since this process last read it. Not for a change, which reads the page
+    it decides on afresh under the tournament's lock."""
+    now = version(tournament)
+    with _READ_LOCK:
+        kept = _READ.get(tournament.pk)
+        if kept is not None and kept[0] == now:
+            _READ.move_to_end(tournament.pk)
+            return kept[1]
+    read = page(tournament)
+    read.version = now
+    with _READ_LOCK:
+        _READ[tournament.pk] = (now, read)
+        _READ.move_to_end(tournament.pk)
+        while len(_READ) > _READ_KEPT:
+            _READ.popitem(last=False)
+    return read
 
 
 def place_key(won: bool, lost: bool, lives_lost: int) -> tuple[int, int]:

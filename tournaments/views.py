@@ -58,21 +58,24 @@ def index(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 def _context(request: HttpRequest, club: Club, me: Membership, tournament: Tournament) -> dict:
-    page = reads.page(tournament)
+    page = reads.shown_page(tournament)
     mine = next((e for e in page.entries if e.user_id == me.user_id), None)
     my_table = page.table_of(mine.pk if mine is not None else None)
+    # The page read is shared by every request while it is current: nothing is written on it.
+    links: dict[int, str] = {}
     if me.is_admin and not tournament.slate:
         # A guest's seat link, for the admin to pass on (her phone then holds her seats).
         for e in page.entries:
             if e.guest_id is not None and not e.left:
                 token = services.guest_link(e)
                 url = reverse("tournaments:guest", args=[club.slug, tournament.pk, token])
-                e.seat_link = request.build_absolute_uri(url)  # type: ignore[attr-defined]
+                links[e.pk] = request.build_absolute_uri(url)
     return {
         "club": club,
         "me": me,
         "tournament": tournament,
         "page": page,
+        "entries": [(e, links.get(e.pk, "")) for e in page.entries],
         "mine": mine,
         "my_table": my_table,
         "register_form": RegisterForm(tournament=tournament) if me.is_admin else None,
@@ -170,7 +173,7 @@ def round_detail(request: HttpRequest, slug: str, pk: int, number: int) -> HttpR
     its hands to replay."""
     club, me = get_club_for_member(request, slug)
     tournament = _tournament(club, pk)
-    page = reads.page(tournament)
+    page = reads.shown_page(tournament)
     drawn = next((read for read in page.rounds if read.number == number), None)
     if drawn is None:
         raise Http404
@@ -182,7 +185,7 @@ def round_detail(request: HttpRequest, slug: str, pk: int, number: int) -> HttpR
 def leaderboard_csv(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     club, _me = get_club_for_member(request, slug)
     tournament = _tournament(club, pk)
-    page = reads.page(tournament)
+    page = reads.shown_page(tournament)
     header = [
         _("Place"),
         _("Player"),

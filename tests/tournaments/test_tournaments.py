@@ -466,3 +466,31 @@ def test_a_rounds_page_keeps_every_table_with_places_points_and_its_hands(klaver
     assert hands.status_code == 200 and "/hands/" in hands.content.decode()
     assert client.get(url(klaver, t, "rounds/2/")).status_code == 404
     assert klaver.eva.client().get(url(klaver, t, "rounds/1/")).status_code == 404
+
+
+def board(html: str) -> str:
+    start = html.index('id="leaderboard"')
+    return html[start : html.index("</table>", start)]
+
+
+def test_the_page_is_read_again_only_when_a_table_or_a_player_changed(
+    klaver: Cast, django_assert_max_num_queries
+) -> None:
+    t = tournament(klaver)
+    anna = membership(klaver, klaver.anna)
+    bots(klaver, t, 6)
+    services.start_round(t, anna, random.Random(2))
+    client = klaver.bram.client()
+    before = client.get(t.get_absolute_url()).content.decode()
+    assert "5</td>" not in before  # nobody has points yet
+    with django_assert_max_num_queries(14) as again:
+        assert board(client.get(t.get_absolute_url()).content.decode()) == board(before)
+    play_round(t)  # each table's rubber ends: its version moves
+    with django_assert_max_num_queries(14) as moved:
+        after = client.get(t.get_absolute_url()).content.decode()
+    assert len(again) < len(moved), "nothing changed: the page was not read again"
+    best = reads.page(t).standings[0]
+    assert f'data-entry="{best.entry_id}"><td class="num">1</td>' in after
+    assert f'<td class="num">{best.points_shown}</td>' in after
+    services.leave(t, anna, str(best.entry_id))
+    assert "(left)" in client.get(t.get_absolute_url()).content.decode()
