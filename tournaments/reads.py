@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from django.db.models import Count, Max, Q, Sum
+from django.db.models import Count, Max, Q
 from django.urls import reverse
 
 from games.models import Rubber, RubberPlayer, Table
@@ -169,23 +169,32 @@ _READ_LOCK = threading.Lock()
 
 
 def version(tournament: Tournament) -> tuple:
-    """What the page shows changes only with this (two aggregate queries): the players
-    (registered, leaving), the drawn tables, and each table's version, which moves with every
-    change of the table (its rubber's end, its closing, a slate's undo)."""
+    """What the page shows changes only with this (three aggregate queries): the players
+    (registered, leaving), the drawn tables and how many are closed, and the tables' first
+    rubbers: how many started, ended or were abandoned, and the last moment one ended (a
+    slate's undo that reopens a rubber's last hand and ends it again ends it later). A card
+    played moves none of it."""
     entries = Entry.objects.filter(tournament=tournament).aggregate(
         n=Count("pk"), last=Max("pk"), left=Count("pk", filter=Q(left=True))
     )
     tables = DrawnTable.objects.filter(round__tournament=tournament).aggregate(
-        n=Count("pk"), last=Max("table_id"), versions=Sum("table__version")
+        n=Count("pk"),
+        last=Max("table_id"),
+        closed=Count("pk", filter=Q(table__status=Table.Status.CLOSED)),
+    )
+    rubbers = Rubber.objects.filter(
+        table__tournament_table__round__tournament=tournament, number=1
+    ).aggregate(
+        n=Count("pk"),
+        over=Count("pk", filter=Q(over=True)),
+        abandoned=Count("pk", filter=Q(abandoned=True)),
+        ended=Max("finished_at"),
     )
     return (
         tournament.created_at,
-        entries["n"],
-        entries["last"],
-        entries["left"],
-        tables["n"],
-        tables["last"],
-        tables["versions"],
+        *(entries[name] for name in ("n", "last", "left")),
+        *(tables[name] for name in ("n", "last", "closed")),
+        *(rubbers[name] for name in ("n", "over", "abandoned", "ended")),
     )
 
 

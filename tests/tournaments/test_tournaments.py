@@ -5,15 +5,18 @@ nothing changed."""
 from __future__ import annotations
 
 import random
+from datetime import timedelta
 from fractions import Fraction
 from itertools import combinations
 
 import pytest
 from django.contrib.messages import get_messages
 from django.test import Client
+from django.utils import timezone
 
 from clubs.models import Membership
 from games.models import Seat, Table
+from games.services import tables
 from games.services.state import Holder, seat_keys
 from tests.nights.conftest import play_rubber
 from tests.personas import Cast, Persona
@@ -485,10 +488,19 @@ def test_the_page_is_read_again_only_when_a_table_or_a_player_changed(
     assert "5</td>" not in before  # nobody has points yet
     with django_assert_max_num_queries(14) as again:
         assert board(client.get(t.get_absolute_url()).content.decode()) == board(before)
-    play_round(t)  # each table's rubber ends: its version moves
+    # A move at a table changes nothing the page shows: it is not read again.
+    first = DrawnRound.objects.get(tournament=t).tables.first()
+    assert first is not None
+    version = Table.objects.get(pk=first.table_id).version
+    while Table.objects.get(pk=first.table_id).version == version:
+        tables.fire_deadline(first.table_id, timezone.now() + timedelta(seconds=1))
     with django_assert_max_num_queries(14) as moved:
+        assert board(client.get(t.get_absolute_url()).content.decode()) == board(before)
+    assert len(moved) == len(again)
+    play_round(t)  # each table's rubber ends
+    with django_assert_max_num_queries(14) as ended:
         after = client.get(t.get_absolute_url()).content.decode()
-    assert len(again) < len(moved), "nothing changed: the page was not read again"
+    assert len(again) < len(ended), "a rubber ended: the page is read again"
     best = reads.page(t).standings[0]
     assert f'data-entry="{best.entry_id}"><td class="num">1</td>' in after
     assert f'<td class="num">{best.points_shown}</td>' in after
