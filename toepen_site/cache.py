@@ -7,7 +7,8 @@ packages (`importlib.metadata`, which walks `sys.path`), a pool of its own and a
 connection to Redis. A phone's handshake (its socket slot, games/throttle.py) cost about 2 ms
 of the server's CPU that way, and the connection stayed open as long as the phone's socket did,
 one for every phone. Django's own client also makes a new `redis.Redis` for every command,
-whose table of response callbacks alone is some 170 entries.
+whose table of response callbacks alone is some 170 entries, and its `incr` (and `decr`) asks
+whether the key exists before it counts: two round trips where one script does both at once.
 
 Here every `SharedRedisCache` of a process with the same servers and options uses one client,
 which keeps one `redis.Redis` a server: redis-py's clients are safe to share between threads
@@ -52,10 +53,30 @@ _WHEN_DOWN: dict[str, Callable[..., Any]] = {
     "get_many": lambda *args: {},
     "has_key": lambda *args: False,
     "incr": _not_found,
+    # A count Redis did not keep: the first (as `add` then `incr` of a key that went away).
+    "count": lambda *args: 1,
     "set_many": lambda *args: None,
     "delete_many": lambda *args: None,
     "clear": lambda *args: False,
 }
+
+
+# `incr` as Django's, in one round trip: the key's count moved by the delta, or nil (the key is
+# not there, and is not made) where Django's answers ValueError. Atomic, where Django's two
+# commands let a key expire between them.
+INCR_EXISTING = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return redis.call('INCRBY', KEYS[1], ARGV[1]) end
+return false
+"""
+# A count that starts at 0 and lasts `ARGV[1]` seconds when the key is not there (0: for
+# ever), moved on by one: Django's `add` and `incr` in one round trip (games/throttle.py).
+COUNT = """
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  if tonumber(ARGV[1]) > 0 then redis.call('SET', KEYS[1], 0, 'EX', ARGV[1])
+  else redis.call('SET', KEYS[1], 0) end
+end
+return redis.call('INCR', KEYS[1])
+"""
 
 
 class SharedRedisCacheClient(RedisCacheClient):
@@ -64,6 +85,26 @@ class SharedRedisCacheClient(RedisCacheClient):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._clients: dict[int, Any] = {}
+        self._scripts: dict[int, Any] = {}
+
+    def _script(self, key: Any, source: str, *args: Any) -> Any:
+        client = self.get_client(key, write=True)
+        script = self._scripts.get((id(client), source))
+        if script is None:
+            script = self._scripts[id(client), source] = client.register_script(source)
+        return script(keys=[key], args=list(args))
+
+    def _incr(self, key: Any, delta: int) -> int:
+        """Django's `incr` (its `decr` too) in one round trip (`INCR_EXISTING`)."""
+        count = self._script(key, INCR_EXISTING, delta)
+        if count is None:
+            raise ValueError(f"Key {key!r} not found.")
+        return int(count)
+
+    def count(self, key: Any, timeout: int | None) -> int:
+        """One more on the count `key`, made to last `timeout` seconds (None: for ever) when
+        it is not there; the new count (`COUNT`)."""
+        return int(self._script(key, COUNT, 0 if timeout is None else max(1, int(timeout))))
 
     def get_client(self, key: Any = None, *, write: bool = False) -> Any:
         index = self._get_connection_pool_index(write)
@@ -96,7 +137,8 @@ class SharedRedisCacheClient(RedisCacheClient):
 
 
 def _degrading(name: str, when_down: Callable[..., Any]) -> Callable[..., Any]:
-    cached = getattr(RedisCacheClient, name)
+    own = {"incr": SharedRedisCacheClient._incr, "count": SharedRedisCacheClient.count}
+    cached = own.get(name) or getattr(RedisCacheClient, name)
 
     def operation(self: SharedRedisCacheClient, *args: Any) -> Any:
         try:
@@ -134,3 +176,8 @@ class SharedRedisCache(RedisCache):
     def ping(self) -> bool:
         """Whether Redis answers; raises (redis-py's error) when it does not."""
         return self._cache.ping()
+
+    def count(self, key: str, timeout: int | None = None) -> int:
+        """`add(key, 0, timeout)` then `incr(key)` in one round trip: the new count."""
+        key = self.make_and_validate_key(key)
+        return self._cache.count(key, self.get_backend_timeout(timeout))

@@ -85,3 +85,80 @@ def test_the_scale_out_settings_use_the_shared_cache(redis_db) -> None:
         base_env(REDIS_URL=redis_db.url, DJANGO_SECRET_KEY="test"),
     )
     assert shown.strip().splitlines()[-1] == "SharedRedisCacheClient"
+
+
+def test_a_count_is_one_round_trip_and_counts_only_a_key_that_is_there(
+    redis_db, monkeypatch
+) -> None:
+    """`incr` and `decr` (a socket slot, a code guess) each send Redis one command, not
+    Django's question whether the key exists and then the count; a key that is not there is
+    not found (ValueError), and is not made; the count keeps the key's lifetime."""
+    cache = SharedRedisCache(redis_db.url, {})
+    cache.add("slot", 0, 60)
+    sent: list[Any] = []
+    packed = redis.connection.Connection.send_packed_command
+
+    def counting(connection: Any, command: Any, *args: Any, **kwargs: Any) -> Any:
+        sent.append(command)
+        return packed(connection, command, *args, **kwargs)
+
+    monkeypatch.setattr(redis.connection.Connection, "send_packed_command", counting)
+    assert cache.incr("slot") == 1
+    assert cache.incr("slot", 4) == 5
+    assert cache.decr("slot") == 4
+    assert len(sent) == 3
+    with pytest.raises(ValueError):
+        cache.incr("missing")
+    with pytest.raises(ValueError):
+        cache.decr("missing")
+    monkeypatch.undo()
+    assert cache.get("missing") is None
+    client = redis.Redis.from_url(redis_db.url)
+    try:
+        assert 0 < client.ttl(cache.make_and_validate_key("slot")) <= 60
+    finally:
+        client.close()
+
+
+def test_a_socket_slot_and_a_code_guess_each_cost_redis_one_command(redis_db, monkeypatch) -> None:
+    """A phone's connect counts its code guess, gives it back, and takes its two socket slots
+    (games/throttle.py): four commands, each count made with its lifetime where it was not
+    there, one more where it was. (Redis learns each script at its first use: a phone
+    before this one.)"""
+    from django.test import override_settings
+
+    from games import throttle
+
+    settings = {
+        "default": {"BACKEND": "toepen_site.cache.SharedRedisCache", "LOCATION": redis_db.url}
+    }
+    with override_settings(CACHES=settings, TOEPEN_SOCKETS_PER_CLIENT=1000):
+        from django.core.cache import cache
+
+        cache.clear()
+        earlier = {"client": ("10.0.0.6", 5000), "headers": [], "session": None}
+        throttle._take_for_socket(earlier, "code")
+        throttle._give_back_for_socket(earlier, "code")
+        throttle._take_socket_slot(earlier)
+        scope = {"client": ("10.0.0.7", 5000), "headers": [], "session": None}
+        sent: list[Any] = []
+        packed = redis.connection.Connection.send_packed_command
+
+        def counting(connection: Any, command: Any, *args: Any, **kwargs: Any) -> Any:
+            sent.append(command)
+            return packed(connection, command, *args, **kwargs)
+
+        monkeypatch.setattr(redis.connection.Connection, "send_packed_command", counting)
+        assert throttle._take_for_socket(scope, "code") is None
+        throttle._give_back_for_socket(scope, "code")
+        first = throttle._take_socket_slot(scope)
+        assert len(sent) == 4
+        second = throttle._take_socket_slot(scope)
+        monkeypatch.undo()
+        assert first == second
+        assert [cache.get(key) for key in first] == [2, 2]
+        client = redis.Redis.from_url(redis_db.url)
+        try:
+            assert all(client.ttl(cache.make_and_validate_key(key)) > 0 for key in first)
+        finally:
+            client.close()
