@@ -12,7 +12,9 @@ django_asgi_app = get_asgi_application()
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from games.live.clock import lifespan, start_with_server  # noqa: E402
+from games.live.consumers import CLOSE_FLOOD  # noqa: E402
 from games.live.routing import websocket_urlpatterns  # noqa: E402
+from toepen_site import daphne_sockets  # noqa: E402
 from toepen_site.security import SameOriginValidator  # noqa: E402
 from toepen_site.sessions import socket_auth_stack  # noqa: E402
 from toepen_site.unavailable import DatabaseDownGuard  # noqa: E402
@@ -32,6 +34,8 @@ application = ProtocolTypeRouter(
 # Daphne has no lifespan events: start the table clock as soon as its loop runs, so pending
 # deadlines fire after a restart even before any phone reconnects (uvicorn: `lifespan`).
 start_with_server()
+# Daphne reads no more from a socket closed for flooding (toepen_site/daphne_sockets.py).
+daphne_sockets.install(stop_reading=frozenset({CLOSE_FLOOD}))
 
 # The server's heap holds every table's snapshot, and a change frees almost all it makes by
 # reference counting, so the cycle collector finds little: at the default thresholds (2,000

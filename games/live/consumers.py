@@ -101,6 +101,7 @@ class TableConsumer(DirectDispatch, AsyncWebsocketConsumer):
     seats: tuple[int, ...]
     shown: int | None
     language: str
+    flooded: bool  # closed for flooding: its frames are no longer read
 
     async def connect(self) -> None:
         code = str(self.scope["url_route"]["kwargs"]["code"]).upper()
@@ -125,6 +126,7 @@ class TableConsumer(DirectDispatch, AsyncWebsocketConsumer):
         self.holder = Holder.from_session(self.scope.get("session"), self.scope.get("user"))
         self.language = _language_from_scope(self.scope)
         self.frames: deque[float] = deque()
+        self.flooded = False
         self.last_version = -1
         # Ids of this phone's actions not answered yet, and the version of the view that
         # answers each (ANSWERED once sent): the change's view is the answer, not a frame more.
@@ -185,8 +187,11 @@ class TableConsumer(DirectDispatch, AsyncWebsocketConsumer):
     # -- from the phone -------------------------------------------------------------------------
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        if self.flooded:
+            return  # closed for flooding: what it sent before hearing so is not read
         self.heard_at = time.monotonic()
         if self._flooding():
+            self.flooded = True
             await self.close(code=CLOSE_FLOOD)
             return
         if text_data == PING:

@@ -139,6 +139,23 @@ async def test_too_many_frames_a_second_are_refused_and_a_flood_closes_the_socke
     assert closed
 
 
+async def test_a_socket_closed_for_flooding_reads_nothing_more(klaver: Cast) -> None:
+    """What a flooding phone sent before it heard of the close is not read: one close, and no
+    refusal or second close for each frame that follows (under daphne they come by thousands,
+    each a turn of the process's loop)."""
+    table = await started_table(klaver)
+    anna = await connect(klaver.anna, table.code)
+    await anna.drain()
+    for _ in range(200):
+        await anna.send("x")
+    heard = []
+    while not await anna.communicator.receive_nothing(timeout=0.5):
+        heard.append(await anna.communicator.receive_output(timeout=2))
+    closes = [message for message in heard if message["type"] == "websocket.close"]
+    assert closes == [{"type": "websocket.close", "code": 4429}], len(closes)
+    assert heard[-1] == closes[0]
+
+
 async def test_a_repeated_action_id_is_applied_once(klaver: Cast) -> None:
     table = await started_table(klaver)
     bram = await connect(klaver.bram, table.code)
