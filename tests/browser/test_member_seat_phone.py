@@ -49,7 +49,7 @@ def test_a_member_confirms_from_her_own_phone_and_plays_on_the_shared_one(
     # Two players on one phone: the cards wait behind the privacy screen for whoever's turn
     # it is, named, and only one hand is ever shown.
     privacy = anna.locator(".privacy-show")
-    expect(privacy).to_be_visible(timeout=15_000)
+    expect(privacy).to_be_visible(timeout=30_000)
     expect(privacy).to_contain_text(re.compile(r"Pass to (anna|bram)"))
     expect(anna.locator("#table-hand .card")).to_have_count(0)
     phones.shot(anna, "privacy")

@@ -84,7 +84,7 @@ def test_a_pot_rubber_with_a_buy_back_played_out_and_its_night_settled(phones: P
     phones.shot(page, "buy-back-offered")
     fits_the_phone(page)
     tap(buy_back)
-    expect(page.locator(".pot-pill")).to_have_text("Pot: €12.50", timeout=10_000)
+    expect(page.locator(".pot-pill")).to_have_text("Pot: €12.50", timeout=30_000)
     expect(buy_back).to_have_count(0)
 
     over = page.locator(".rubber-result")

@@ -81,7 +81,7 @@ def nothing_clipped(page: Any, selector: str) -> None:
     assert clipped == [], clipped
 
 
-def wait_for(page: Any, check: Any, what: str, timeout: float = 20) -> None:
+def wait_for(page: Any, check: Any, what: str, timeout: float = 60) -> None:
     deadline = time.monotonic() + timeout
     while not check():
         assert time.monotonic() < deadline, what
@@ -125,7 +125,7 @@ def open_table(
     return page
 
 
-def stay_in_the_game(page: Any, until: Any, timeout: float = 60, others: tuple = ()) -> None:
+def stay_in_the_game(page: Any, until: Any, timeout: float = 180, others: tuple = ()) -> None:
     """Tap through on `page` (and the phones of `others` at the table, who would hold it up):
     done with the laundry, stay on knocks, play the first standing card."""
     deadline = time.monotonic() + timeout
@@ -163,7 +163,7 @@ def test_both_players_on_a_shared_phone_may_exchange_in_the_laundry(
     )
     page = open_table(pub, table["people"]["anna"], table["code"])
     offered: dict[str, list[str]] = {}
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + 60
     while len(offered) < 2:
         assert time.monotonic() < deadline, f"only {sorted(offered)} got the laundry"
         privacy = page.locator(".privacy-show").first
@@ -238,7 +238,7 @@ def test_a_refusal_clears_by_itself_after_a_few_seconds(pub: Phones) -> None:
     error = anna.locator("#table-error")
     expect(error).to_have_text("Every seat needs a player or a computer player.")
     shown = time.monotonic()
-    expect(error).to_be_empty(timeout=8000)
+    expect(error).to_be_empty(timeout=30_000)
     assert time.monotonic() - shown >= 2, "gone before it could be read"
 
 
@@ -486,7 +486,7 @@ def test_a_player_who_is_out_is_told_so_and_no_longer_buzzed_by_knocks(
         "data-lives", "0"
     )
     # Bram won the hand; the next one is bram's and cas's alone.
-    expect(anna.locator('#table-live[data-hand="2"]')).to_be_attached(timeout=10_000)
+    expect(anna.locator('#table-live[data-hand="2"]')).to_be_attached(timeout=30_000)
     expect(anna.locator(".out-note")).to_be_visible()
     pub.shot(anna, "out")
     buzzed = anna.evaluate("window.__vibrations.length")
@@ -580,11 +580,11 @@ def test_on_a_small_phone_the_hand_and_every_control_stay_on_screen(
     pub.shot(anna, "turn-clock")
     # The connection drops (nothing more comes through): the phone says so on screen.
     cut["all"] = True
-    expect(anna.locator("#table-offline")).to_be_visible(timeout=6000)
+    expect(anna.locator("#table-offline")).to_be_visible(timeout=30_000)
     on_screen(anna, "#table-offline")
     pub.shot(anna, "offline")
     cut["all"] = False
-    expect(anna.locator("#table-offline")).to_be_hidden(timeout=15_000)
+    expect(anna.locator("#table-offline")).to_be_hidden(timeout=30_000)
 
 
 def test_challenge_reveals_never_push_the_trick_off_the_felt(pub: Phones) -> None:
@@ -815,7 +815,7 @@ def test_a_table_nobody_is_at_waits_and_goes_on_when_she_is_back(
         expect(live).to_have_attribute("data-paused", "0")
         # Anna's phone is gone (closed, out of reach): the table waits instead of playing on.
         anna.context.close()
-        expect(live).to_have_attribute("data-paused", "1", timeout=15_000)
+        expect(live).to_have_attribute("data-paused", "1", timeout=30_000)
         expect(watcher.locator("#table-status .paused")).to_have_text(
             "Nobody is at the table: it waits until a player is back."
         )
