@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from django.core.management import call_command
 
 from games.engine import Hand, fold, knock, last_trick, stay
 from tests.conftest import command_env, require_service
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO.parent / "shared" / "spec" / "examples"
-
-pytestmark = pytest.mark.slow  # manage.py in processes of its own
 
 
 def finished_record() -> dict:
@@ -35,6 +35,24 @@ def illegal_record() -> dict:
 
 
 def run(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    """The command as the shell runs it, with its exit status, but in this process: a
+    manage.py of its own costs seconds of CPU a test (one test below runs it so)."""
+    out, err = io.StringIO(), io.StringIO()
+    real_stdin = sys.stdin
+    sys.stdin = io.TextIOWrapper(io.BytesIO(stdin.encode()))
+    try:
+        call_command("toepen_replay", *args, stdout=out, stderr=err)
+        status = 0
+    except SystemExit as leaving:
+        status = int(leaving.code or 0)
+    finally:
+        sys.stdin = real_stdin
+    return subprocess.CompletedProcess(
+        ["toepen_replay", *args], status, out.getvalue(), err.getvalue()
+    )
+
+
+def run_manage_py(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "manage.py", "toepen_replay", *args],
         cwd=REPO,
@@ -95,12 +113,14 @@ def test_slate_records_replay_with_their_own_refusal_code() -> None:
     assert stopped["error"]["code"] == "cannot_end" and stopped["error"]["action"] == 3
 
 
+@pytest.mark.slow  # manage.py in a process of its own
 def test_an_unreadable_file_exits_2_with_a_message_and_the_others_still_replay(
     tmp_path: Path,
 ) -> None:
+    """Through manage.py itself: its exit status and its streams, as a shell sees them."""
     path = tmp_path / "hand.json"
     path.write_text(json.dumps(finished_record()))
-    completed = run(str(tmp_path / "missing.json"), str(path))
+    completed = run_manage_py(str(tmp_path / "missing.json"), str(path))
     assert completed.returncode == 2
     assert "missing.json" in completed.stderr
     assert len(results(completed)) == 1
