@@ -18,7 +18,10 @@ INSTALL := $(UV) pip install --quiet --python $(PY)
 QUICK := not postgres and not redis and not browser and not server and not slow
 # The tests whose database is PostgreSQL on `make test`'s PostgreSQL pass: the same cases as on
 # SQLite where both databases must agree, and the faults only PostgreSQL has. Without the
-# connection pool, which cannot set up a test database (pytest-django).
+# connection pool, which cannot set up a test database (pytest-django). Each test runs in one
+# transaction, open from its start to its end: a pause between two of its statements on a
+# machine busy with the SQLite pass is no stuck process, so the pass turns off the timeout that
+# ends an idle transaction's session (DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS).
 POSTGRES_PASS := tests/nights/test_booking.py tests/nights/test_fields.py \
 	tests/nights/test_pages.py tests/nights/test_who_played.py tests/nights/test_pot.py tests/test_names.py \
 	tests/accounts/test_display_names.py \
@@ -83,7 +86,7 @@ test: install-dev compile
 	if [ -n "$$url" ]; then \
 		echo "make test: the PostgreSQL pass, beside the SQLite pass ($(POSTGRES_PASS))"; \
 		DATABASE_URL=$$url DATABASE_POOL_SIZE=0 DATABASE_CONN_MAX_AGE=0 \
-			DATABASE_LOCK_TIMEOUT_MS=500 \
+			DATABASE_LOCK_TIMEOUT_MS=500 DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS=0 \
 			$(PYTEST) -p no:cacheprovider $(POSTGRES_PASS) >$$report 2>&1 & pg=$$!; \
 		trap 'kill $$pg 2>/dev/null' INT TERM; fi; \
 	echo "make test: the suite on SQLite, on $(TEST_WORKERS) workers"; \
