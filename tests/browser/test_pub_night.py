@@ -118,9 +118,10 @@ def open_table(
     if not live:
         page.goto(f"{pub.server.url}/t/{code}/")
         return page
-    with page.expect_websocket() as opened:
+    # As long as the page's load may take (conftest.py): the socket opens once the page has run.
+    with page.expect_websocket(timeout=30_000) as opened:
         page.goto(f"{pub.server.url}/t/{code}/")
-    opened.value.wait_for_event("framereceived")
+    opened.value.wait_for_event("framereceived", timeout=30_000)
     expect(page.locator("#table-live")).to_be_attached()
     return page
 

@@ -165,9 +165,9 @@ def test_thirteen_players_at_slate_tables_kept_by_the_admins_phone(
     for number in (1, 2, 3, 4):
         start_round(page, address)
         for _table, _text, code in draw_on(page):
-            with slate.expect_websocket() as opened:
+            with slate.expect_websocket(timeout=30_000) as opened:  # as long as a page load
                 slate.goto(f"{kit.server.url}/s/{code}/")
-            opened.value.wait_for_event("framereceived")
+            opened.value.wait_for_event("framereceived", timeout=30_000)
             # The first player takes every last trick until the rubber is over.
             for _ in range(12):
                 if slate.locator(".slate-over").count():

@@ -60,7 +60,7 @@ def run_manage_py(*args: str, stdin: str = "") -> subprocess.CompletedProcess[st
         input=stdin,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=300,  # a bound for a busy machine: it starts in seconds
         check=False,
     )
 
