@@ -36,7 +36,7 @@ def probe(env: dict[str, str], socket_path: str) -> subprocess.CompletedProcess[
         env=env,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=300,  # a bound for a busy machine: it ends in seconds
         check=False,
     )
 
