@@ -3,7 +3,8 @@
 games/services/prepared.py compiles querysets once with Django's SQL compiler and keeps the SQL.
 The phones' consumers (games/live/consumers.py) replace Channels' consumer loop
 (`DirectDispatch`) and its websocket `send`, and toepen_site/sessions.py calls its session
-wrapper directly. All reach below the public API, so their minor versions are pinned in
+wrapper directly; toepen_site/daphne_sockets.py changes two methods of daphne's websocket
+protocol. All reach below the public API, so their minor versions are pinned in
 pyproject.toml, and an upgrade fails here first, with what to check, before it can fail at a
 club night. (The behaviour itself is pinned by tests/services/test_prepared.py and
 tests/live/test_frames.py.)
@@ -34,6 +35,7 @@ def pinned(name: str) -> Requirement:
 WHAT_TO_CHECK = {
     "Django": "games/services/prepared.py",
     "channels": "games/live/consumers.py (DirectDispatch, send) and toepen_site/sessions.py",
+    "daphne": "toepen_site/daphne_sockets.py (WebSocketProtocol.onMessage, serverClose)",
 }
 
 
@@ -86,3 +88,15 @@ def test_channels_still_has_what_the_phones_sockets_replace() -> None:
     assert list(inspect.signature(InstanceSessionWrapper).parameters) == ["scope", "send"]
     assert inspect.iscoroutinefunction(InstanceSessionWrapper.resolve_session)
     assert "wrapper.send" in inspect.getsource(SessionMiddleware.__call__)
+
+
+def test_daphnes_websocket_protocol_still_has_what_the_flood_close_changes() -> None:
+    from daphne.ws_protocol import WebSocketProtocol
+
+    assert list(inspect.signature(WebSocketProtocol.onMessage).parameters) == [
+        "self",
+        "payload",
+        "isBinary",
+    ]
+    assert list(inspect.signature(WebSocketProtocol.serverClose).parameters) == ["self", "code"]
+    assert WebSocketProtocol.STATE_OPEN is not None
