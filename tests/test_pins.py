@@ -6,8 +6,8 @@ The phones' consumers (games/live/consumers.py) replace Channels' consumer loop
 wrapper directly; toepen_site/daphne_sockets.py changes two methods of daphne's websocket
 protocol. All reach below the public API, so their minor versions are pinned in
 pyproject.toml, and an upgrade fails here first, with what to check, before it can fail at a
-club night. (The behaviour itself is pinned by tests/services/test_prepared.py and
-tests/live/test_frames.py.)
+club night. (The behaviour itself is pinned by tests/services/test_prepared.py,
+tests/live/test_frames.py and tests/test_daphne_sockets.py.)
 """
 
 from __future__ import annotations
