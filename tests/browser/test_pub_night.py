@@ -50,19 +50,26 @@ def pub(browser: Any, pub_server: LiveServer, request: pytest.FixtureRequest) ->
         kit.close()
 
 
+def box_of(page: Any, locator: Any) -> dict[str, float]:
+    """Where `locator` is drawn. A view swapped in just then has no box for a moment: the new
+    one is asked (a view comes at every computer player's move)."""
+    box = locator.bounding_box()
+    for _ in range(40):
+        if box is not None:
+            break
+        page.wait_for_timeout(50)
+        box = locator.bounding_box()
+    assert box is not None, f"{locator} is not shown"
+    return box
+
+
 def on_screen(page: Any, selector: str) -> None:
     """`selector` (every match) lies wholly inside the screen, without scrolling."""
     locator = page.locator(selector)
     assert locator.count(), f"{selector} is not there"
     assert page.evaluate("window.scrollY") == 0, "the page was scrolled"
     for i in range(locator.count()):
-        box = locator.nth(i).bounding_box()
-        for _ in range(20):  # a view swapped in just then: ask the new one
-            if box is not None:
-                break
-            page.wait_for_timeout(50)
-            box = locator.nth(i).bounding_box()
-        assert box is not None, f"{selector} is not shown"
+        box = box_of(page, locator.nth(i))
         assert box["x"] >= 0 and box["x"] + box["width"] <= WIDTH + 0.5, (selector, box)
         assert box["y"] >= 0 and box["y"] + box["height"] <= HEIGHT + 0.5, (
             selector,
@@ -317,7 +324,7 @@ def test_closing_a_table_in_play_sits_far_from_the_knock_and_asks_first(pub: Pho
     on_screen(anna, ".table-close a")
     pub.shot(anna, "close-link-in-play")
     # Not under the knock button: at the other end of the screen, and no button of play.
-    knock_box, close_box = knock.bounding_box(), close.bounding_box()
+    knock_box, close_box = box_of(anna, knock), box_of(anna, close)
     assert close_box["y"] + close_box["height"] < knock_box["y"] - 300, (close_box, knock_box)
     close.tap()
     expect(anna.locator(".close-table .warning")).to_contain_text("Rubber 1 is under way")
@@ -731,7 +738,7 @@ def test_a_break_is_a_second_tap_at_the_top_and_back_is_one_and_every_phone_says
     expect(anna.get_by_role("button", name="Take a break")).to_be_hidden()
     menu = anna.locator(".away-menu summary")
     on_screen(anna, ".away-menu summary")
-    assert menu.bounding_box()["y"] < knock.bounding_box()["y"] - 300
+    assert box_of(anna, menu)["y"] < box_of(anna, knock)["y"] - 300
     menu.tap()
     expect(anna.get_by_role("button", name="Buy a round")).to_have_count(0)
     pub.shot(anna, "away-menu")
