@@ -67,20 +67,20 @@ def _live(run: dict[str, Any]) -> Iterator[Figure]:
             + (f", routed by {config['route']}" if config["route"] else "")
             + f"; {_python(run['machine'])}"
         )
-        yield "live", "tables carried at p99 under 200 ms", setup, app["max_tables"], "tables"
         passed = [s for s in app["steps"] if s["ok"] and s["tables"] == app["max_tables"]]
         if passed:
-            step = passed[-1]
-            phones = 4 * step["tables"]
-            yield (
-                "live",
-                "server CPU an action there",
-                setup,
-                step["server_cpu_ms_per_action"],
-                "ms",
-            )
+            yield "live", "tables carried at p99 under 200 ms", setup, app["max_tables"], "tables"
+            step, there = passed[-1], "there"
+        else:  # every count tried missed: what the smallest of them did
+            step = min(app["steps"], key=lambda s: s["tables"])
+            there = f"at {step['tables']:,} tables (missed)"
+            yield "live", f"p99 {there}", setup, step["p99_ms"], "ms"
+            yield "live", f"actions kept to pace {there}", setup, 100 * step["at_pace"], "%"
+        phones = 4 * step["tables"]
+        yield "live", f"server CPU an action {there}", setup, step["server_cpu_ms_per_action"], "ms"
+        if passed:
             yield "live", "p99 there", setup, step["p99_ms"], "ms"
-            yield "live", "server memory a phone there", setup, step["rss_mib"] / phones, "MiB"
+        yield "live", f"server memory a phone {there}", setup, step["rss_mib"] / phones, "MiB"
 
 
 def _nights(run: dict[str, Any]) -> Iterator[Figure]:
