@@ -87,14 +87,8 @@ def test_the_scale_out_settings_use_the_shared_cache(redis_db) -> None:
     assert shown.strip().splitlines()[-1] == "SharedRedisCacheClient"
 
 
-def test_a_count_is_one_round_trip_and_counts_only_a_key_that_is_there(
-    redis_db, monkeypatch
-) -> None:
-    """`incr` and `decr` (a socket slot, a code guess) each send Redis one command, not
-    Django's question whether the key exists and then the count; a key that is not there is
-    not found (ValueError), and is not made; the count keeps the key's lifetime."""
-    cache = SharedRedisCache(redis_db.url, {})
-    cache.add("slot", 0, 60)
+def commands_sent(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """Every command the Redis client sends from now on, as it packed it."""
     sent: list[Any] = []
     packed = redis.connection.Connection.send_packed_command
 
@@ -103,6 +97,18 @@ def test_a_count_is_one_round_trip_and_counts_only_a_key_that_is_there(
         return packed(connection, command, *args, **kwargs)
 
     monkeypatch.setattr(redis.connection.Connection, "send_packed_command", counting)
+    return sent
+
+
+def test_a_count_is_one_round_trip_and_counts_only_a_key_that_is_there(
+    redis_db, monkeypatch
+) -> None:
+    """`incr` and `decr` (a socket slot, a code guess) each send Redis one command, not
+    Django's question whether the key exists and then the count; a key that is not there is
+    not found (ValueError), and is not made; the count keeps the key's lifetime."""
+    cache = SharedRedisCache(redis_db.url, {})
+    cache.add("slot", 0, 60)
+    sent = commands_sent(monkeypatch)
     assert cache.incr("slot") == 1
     assert cache.incr("slot", 4) == 5
     assert cache.decr("slot") == 4
@@ -141,14 +147,7 @@ def test_a_socket_slot_and_a_code_guess_each_cost_redis_one_command(redis_db, mo
         throttle._give_back_for_socket(earlier, "code")
         throttle._take_socket_slot(earlier)
         scope = {"client": ("10.0.0.7", 5000), "headers": [], "session": None}
-        sent: list[Any] = []
-        packed = redis.connection.Connection.send_packed_command
-
-        def counting(connection: Any, command: Any, *args: Any, **kwargs: Any) -> Any:
-            sent.append(command)
-            return packed(connection, command, *args, **kwargs)
-
-        monkeypatch.setattr(redis.connection.Connection, "send_packed_command", counting)
+        sent = commands_sent(monkeypatch)
         assert throttle._take_for_socket(scope, "code") is None
         throttle._give_back_for_socket(scope, "code")
         first = throttle._take_socket_slot(scope)
